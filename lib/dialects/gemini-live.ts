@@ -1,0 +1,3 @@
+import { stubDialect } from './stub.js';
+
+export const geminiLive = stubDialect('gemini-live');

@@ -1,0 +1,140 @@
+/**
+ * provider events → unified events. Owns what every dialect shares: choosing
+ * the dialect (`auto`), one handler per response (a new `start` after each
+ * terminal), `at` positions, invalid JSON, the `[DONE]` sentinel outside a
+ * response, error bodies, and the `incomplete_stream` report when input ends
+ * inside a response.
+ */
+import { OptionError } from '../errors.js';
+import type { DialectName, DialectOption, Json, Position, ProviderEvent, UnifiedEvent } from '../events.js';
+import type { Emit, Stage } from '../stage.js';
+import { detectDialect } from './detect.js';
+import { doneEvent, errorEvent, isObject, providerError } from './helpers.js';
+import { dialects } from './registry.js';
+import type { DialectContext, ResponseHandler } from './types.js';
+
+export interface NormalizerOptions {
+  /** @defaultValue 'auto' */
+  dialect?: DialectOption;
+  /** Called once when the dialect is known (auto-detected or given). */
+  onDialect?: (dialect: DialectName) => void;
+}
+
+/** Payloads held while `auto` cannot yet tell the dialect. */
+const MAX_UNDETECTED = 64;
+
+export interface Normalizer extends Stage<ProviderEvent, UnifiedEvent> {
+  /** The dialect in use, once known. */
+  readonly dialect: DialectName | null;
+}
+
+export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
+  const requested = options.dialect ?? 'auto';
+  if (requested !== 'auto' && !(requested in dialects)) {
+    throw new OptionError('dialect', requested, `'auto' or one of ${Object.keys(dialects).join(', ')}`);
+  }
+  let dialect: DialectName | null = requested === 'auto' ? null : requested;
+  if (dialect !== null) options.onDialect?.(dialect);
+  let handler: ResponseHandler | null = null;
+  let out: Emit<UnifiedEvent> = () => {};
+  let at: Position | undefined;
+  let frame = 0;
+  const undetected: ProviderEvent[] = [];
+
+  const ctx: DialectContext = {
+    emit(ev) {
+      if (at !== undefined) ev.at = at;
+      if (ev.type === 'done') handler = null;
+      out(ev);
+    },
+    get at() {
+      return at;
+    },
+    get frame() {
+      return frame;
+    },
+  };
+
+  function handle(pe: ProviderEvent): void {
+    at = pe.at;
+    frame = pe.frame;
+    switch (pe.kind) {
+      case 'invalid':
+        ctx.emit(errorEvent('invalid_json', `frame ${pe.frame}: payload is not valid JSON (${pe.message})`, false, pe.text));
+        return;
+      case 'done':
+        if (handler !== null) handler.onDoneSentinel();
+        else ctx.emit({ type: 'raw', event: '[DONE]' });
+        return;
+      case 'json':
+        handlePayload(pe.payload, pe);
+        return;
+    }
+  }
+
+  function handlePayload(payload: Json, pe: ProviderEvent & { kind: 'json' }): void {
+    if (!isObject(payload)) {
+      ctx.emit({ type: 'raw', event: payload });
+      return;
+    }
+    if (dialect === null) {
+      dialect = detectDialect(payload);
+      if (dialect === null) {
+        const err = handler === null && 'error' in payload ? providerError(payload) : undefined;
+        if (err !== undefined) {
+          // A plain JSON error body (HTTP 4xx) or an error before anything else.
+          ctx.emit(errorEvent(err.code, err.message, true, payload));
+          ctx.emit(doneEvent('error', null));
+          return;
+        }
+        undetected.push(pe);
+        if (undetected.length > MAX_UNDETECTED) giveUp();
+        return;
+      }
+      options.onDialect?.(dialect);
+      replayUndetected();
+    }
+    handler ??= dialects[dialect].createResponse(ctx);
+    handler.onPayload(payload, pe.event);
+  }
+
+  function replayUndetected(): void {
+    if (undetected.length === 0) return;
+    const held = undetected.splice(0);
+    for (const pe of held) handle(pe);
+    at = undefined;
+  }
+
+  function giveUp(): void {
+    const held = undetected.splice(0);
+    for (const pe of held) {
+      at = pe.at;
+      frame = pe.frame;
+      if (pe.kind === 'json') ctx.emit({ type: 'raw', event: pe.payload });
+    }
+    ctx.emit(errorEvent('unknown_dialect', `could not tell the dialect from the first ${held.length} payloads`, false));
+  }
+
+  return {
+    push(pe, emit) {
+      out = emit;
+      handle(pe);
+    },
+    end(emit) {
+      out = emit;
+      if (undetected.length > 0) giveUp();
+      const h = handler;
+      if (h !== null && h.started) {
+        h.onIncomplete();
+        if (handler === h) {
+          ctx.emit(errorEvent('incomplete_stream', 'input ended before the response\'s terminal event', true));
+          ctx.emit(doneEvent('error', null));
+        }
+      }
+      handler = null;
+    },
+    get dialect() {
+      return dialect;
+    },
+  };
+}

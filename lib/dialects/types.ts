@@ -1,0 +1,36 @@
+/**
+ * The contract between the normalizer (response lifecycle, auto-detection,
+ * positions, missing terminals) and one file per dialect (the mapping).
+ */
+import type { DialectName, Json, Position, UnifiedEvent } from '../events.js';
+
+export interface DialectContext {
+  /** Emit one unified event. Emitting `done` closes the response. */
+  emit(event: UnifiedEvent): void;
+  /** Position of the frame being handled (only with positions on; the normalizer stamps it on events itself). */
+  readonly at: Position | undefined;
+  /** Number of the frame being handled. */
+  readonly frame: number;
+}
+
+/** One response's worth of state. A new handler is created for each response. */
+export interface ResponseHandler {
+  /** One parsed payload of this response. `event` is the SSE event name (informative only). */
+  onPayload(payload: Json, event: string): void;
+  /** The `[DONE]` sentinel arrived while this response is open. */
+  onDoneSentinel(): void;
+  /**
+   * Input ended (or the response was cut off) without a terminal signal.
+   * Emit whatever is owed first (e.g. `tool_call_done` for calls whose arguments
+   * completed, usage seen so far); the normalizer then emits the
+   * `incomplete_stream` error and `done` with stopReason `error`.
+   */
+  onIncomplete(): void;
+  /** True once the response has begun, i.e. its missing terminal must be reported. */
+  readonly started: boolean;
+}
+
+export interface DialectDefinition {
+  readonly name: DialectName;
+  createResponse(ctx: DialectContext): ResponseHandler;
+}

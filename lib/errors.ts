@@ -1,0 +1,111 @@
+/**
+ * One error class for everything llmstream reports, with a closed code union.
+ * Fatal problems destroy the stream with one of these; recoverable ones become
+ * `error` events that carry the same codes.
+ */
+
+/** Every error code llmstream produces. */
+export type ErrorCode =
+  // framing
+  | 'frame_too_large'
+  | 'invalid_json_array'
+  | 'invalid_utf8'
+  // decoding
+  | 'invalid_json'
+  | 'unknown_dialect'
+  // stream semantics
+  | 'incomplete_stream'
+  | 'sequence_gap'
+  | 'provider_error'
+  | 'invalid_tool_arguments'
+  // limits and faults
+  | 'limit_exceeded'
+  | 'source_error'
+  | 'invalid_option';
+
+/** Where in the input something happened. */
+export interface Position {
+  /** 0-based number of the frame (SSE event, array element, line) in the input. */
+  frame: number;
+  /** 0-based byte offset in the input where that frame began. */
+  offset: number;
+}
+
+export interface StreamErrorOptions {
+  /** Byte offset in the input, when known. */
+  offset?: number;
+  /** Frame number, when known. */
+  frame?: number;
+  /** Name of the limit or option involved, when relevant. */
+  limit?: string;
+  cause?: unknown;
+}
+
+/** Base class of every error llmstream throws or destroys a stream with. */
+export class StreamError extends Error {
+  readonly code: ErrorCode;
+  readonly offset: number | undefined;
+  readonly frame: number | undefined;
+  readonly limit: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: StreamErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'StreamError';
+    this.code = code;
+    this.offset = options.offset;
+    this.frame = options.frame;
+    this.limit = options.limit;
+  }
+}
+
+/** A line, frame or array element grew past `maxFrameBytes`. */
+export class FrameTooLargeError extends StreamError {
+  readonly maxFrameBytes: number;
+  constructor(maxFrameBytes: number, offset: number) {
+    super(
+      'frame_too_large',
+      `frame starting at byte ${offset} exceeds maxFrameBytes (${maxFrameBytes} bytes)`,
+      { offset, limit: 'maxFrameBytes' },
+    );
+    this.name = 'FrameTooLargeError';
+    this.maxFrameBytes = maxFrameBytes;
+  }
+}
+
+/** A JSON array (Gemini default framing) is not well-formed. */
+export class JsonArrayError extends StreamError {
+  /** What the framer expected to find at `offset`. */
+  readonly expected: string;
+  constructor(expected: string, found: string, offset: number) {
+    super('invalid_json_array', `invalid JSON array at byte ${offset}: expected ${expected}, found ${found}`, {
+      offset,
+    });
+    this.name = 'JsonArrayError';
+    this.expected = expected;
+  }
+}
+
+/** A configured limit (other than maxFrameBytes) was exceeded. */
+export class LimitExceededError extends StreamError {
+  constructor(limit: string, value: number, message: string, options: StreamErrorOptions = {}) {
+    super('limit_exceeded', `${message} (${limit} = ${value})`, { ...options, limit });
+    this.name = 'LimitExceededError';
+  }
+}
+
+/** An option had a bad value; thrown synchronously by the factories. */
+export class OptionError extends StreamError {
+  constructor(option: string, value: unknown, expected: string) {
+    super('invalid_option', `option ${option}: expected ${expected}, got ${JSON.stringify(value) ?? String(value)}`, {
+      limit: option,
+    });
+    this.name = 'OptionError';
+  }
+}
+
+/** Short printable description of a byte for error messages. */
+export function describeByte(byte: number | undefined): string {
+  if (byte === undefined) return 'end of input';
+  if (byte >= 0x20 && byte < 0x7f) return JSON.stringify(String.fromCharCode(byte));
+  return `byte 0x${byte.toString(16).padStart(2, '0')}`;
+}

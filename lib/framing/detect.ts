@@ -1,0 +1,90 @@
+/**
+ * Framing auto-detection from the first non-blank byte: `[` → JSON array,
+ * `{` → JSON values (NDJSON, and pretty-printed messages or error bodies that
+ * span lines), anything else → SSE. Bytes are held until that byte arrives.
+ */
+import type { Frame } from '../events.js';
+import type { Emit, Stage } from '../stage.js';
+import { toBuffer, type Chunk } from './bytes.js';
+import { createJsonArrayFramer } from './json-array.js';
+import { createJsonValuesFramer } from './json-values.js';
+import { createNdjsonFramer } from './ndjson.js';
+import type { FramerOptions } from './options.js';
+import { createSseFramer, type SseFramerOptions } from './sse.js';
+
+export type FramingName = 'sse' | 'json-array' | 'ndjson' | 'json-values';
+export type FramingOption = FramingName | 'auto';
+
+export type AnyFramerOptions = SseFramerOptions & FramerOptions;
+
+export function createFramer(framing: FramingName, options: AnyFramerOptions = {}): Stage<Chunk, Frame> {
+  switch (framing) {
+    case 'sse':
+      return createSseFramer(options);
+    case 'json-array':
+      return createJsonArrayFramer(options);
+    case 'ndjson':
+      return createNdjsonFramer(options);
+    case 'json-values':
+      return createJsonValuesFramer(options);
+  }
+}
+
+/**
+ * Returns the framing for the first non-blank byte, or null when `buf` holds
+ * only blanks (or BOM bytes). `streamOffset` is the offset of `buf` in the
+ * stream: BOM bytes count as blank only in the first three bytes.
+ */
+export function detectFraming(buf: Uint8Array, streamOffset = 0): FramingName | null {
+  for (let i = 0; i < buf.length; i++) {
+    const b = buf[i]!;
+    if (b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d) continue;
+    if (streamOffset + i < 3 && b === BOM[streamOffset + i]) continue;
+    if (b === 0x5b) return 'json-array';
+    if (b === 0x7b) return 'json-values';
+    return 'sse';
+  }
+  return null;
+}
+
+export interface AutoFramer extends Stage<Chunk, Frame> {
+  /** The framing in use, once decided. */
+  readonly framing: FramingName | null;
+}
+
+/** A framer that picks its framing from the first non-blank byte. */
+export function createAutoFramer(options: AnyFramerOptions = {}, onDetect?: (f: FramingName) => void): AutoFramer {
+  let inner: Stage<Chunk, Frame> | null = null;
+  let framing: FramingName | null = null;
+  const held: Buffer[] = [];
+  let heldBytes = 0;
+  const maxHeld = options.maxFrameBytes ?? 8 * 1024 * 1024;
+
+  function decide(name: FramingName, emit: Emit<Frame>): void {
+    framing = name;
+    inner = createFramer(name, options);
+    onDetect?.(name);
+    for (const b of held.splice(0)) inner.push(b, emit);
+  }
+
+  return {
+    push(chunk, emit) {
+      if (inner !== null) return inner.push(chunk, emit);
+      const buf = toBuffer(chunk);
+      const name = detectFraming(buf, heldBytes);
+      held.push(Buffer.from(buf));
+      heldBytes += buf.length;
+      if (name !== null) decide(name, emit);
+      else if (heldBytes > maxHeld) decide('sse', emit); // only blanks so far: SSE bounds them
+    },
+    end(emit) {
+      if (inner === null) decide('sse', emit);
+      inner!.end(emit);
+    },
+    get framing() {
+      return framing;
+    },
+  };
+}
+
+const BOM = [0xef, 0xbb, 0xbf];

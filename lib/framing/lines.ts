@@ -1,0 +1,98 @@
+/**
+ * Byte-level line splitter shared by the SSE and NDJSON framers.
+ * Lines end in CRLF, LF or CR; a CR at the end of one chunk and an LF at the
+ * start of the next are one line end. Splitting happens on bytes (CR and LF
+ * never occur inside a multi-byte UTF-8 sequence), so code points split across
+ * chunks need no special care, and byte offsets come for free.
+ * A line that spans chunks is kept as fragments and joined once (linear time).
+ */
+import { FrameTooLargeError } from '../errors.js';
+import { createBomStripper, joinFragments } from './bytes.js';
+
+/** Called for each complete line: the bytes are buf[start, end); `offset` is the line's absolute byte offset. */
+export type LineHandler = (buf: Buffer, start: number, end: number, offset: number) => void;
+
+export interface LineSplitter {
+  push(buf: Buffer): void;
+  /** End of input: returns the unterminated last line through `onLine` when `flush` is true. */
+  end(flush: boolean): void;
+  /** Absolute offset of the next unread byte. */
+  readonly offset: number;
+}
+
+
+export function createLineSplitter(maxLineBytes: number, onLine: LineHandler): LineSplitter {
+  const fragments: Buffer[] = [];
+  let fragmentBytes = 0;
+  let consumed = 0; // bytes before the current chunk
+  let lineOffset = 0; // offset where the pending line began
+  let skipLF = false;
+
+  function scan(buf: Buffer): void {
+    const len = buf.length;
+    let pos = 0;
+    if (skipLF && len > 0) {
+      skipLF = false;
+      if (buf[0] === 10) pos = 1;
+    }
+    if (fragmentBytes === 0) lineOffset = consumed + pos;
+    let nextLF = -2;
+    let nextCR = -2;
+    while (pos < len) {
+      if (nextLF !== -1 && nextLF < pos) nextLF = buf.indexOf(10, pos);
+      if (nextCR !== -1 && nextCR < pos) nextCR = buf.indexOf(13, pos);
+      let eol: number;
+      let next: number;
+      if (nextCR !== -1 && (nextLF === -1 || nextCR < nextLF)) {
+        eol = nextCR;
+        if (eol + 1 < len) next = buf[eol + 1] === 10 ? eol + 2 : eol + 1;
+        else {
+          next = len;
+          skipLF = true;
+        }
+      } else if (nextLF !== -1) {
+        eol = nextLF;
+        next = eol + 1;
+      } else break;
+      if (fragmentBytes === 0) {
+        if (eol - pos > maxLineBytes) throw new FrameTooLargeError(maxLineBytes, lineOffset);
+        onLine(buf, pos, eol, lineOffset);
+      } else {
+        if (fragmentBytes + eol - pos > maxLineBytes) throw new FrameTooLargeError(maxLineBytes, lineOffset);
+        const line = joinFragments(fragments, buf.subarray(pos, eol));
+        fragmentBytes = 0;
+        onLine(line, 0, line.length, lineOffset);
+      }
+      pos = next;
+      lineOffset = consumed + pos;
+    }
+    if (pos < len) {
+      fragmentBytes += len - pos;
+      if (fragmentBytes > maxLineBytes) throw new FrameTooLargeError(maxLineBytes, lineOffset);
+      // copy: the caller may reuse its chunk buffer
+      fragments.push(Buffer.from(buf.subarray(pos)));
+    }
+    consumed += len;
+  }
+
+  const bom = createBomStripper();
+  return {
+    push(buf) {
+      buf = bom.take(buf);
+      if (bom.stripped > 0 && consumed === 0) consumed = bom.stripped;
+      if (buf.length > 0) scan(buf);
+    },
+    end(flush) {
+      const held = bom.flush();
+      if (held.length > 0) scan(held);
+      if (fragmentBytes > 0) {
+        const line = joinFragments(fragments, Buffer.alloc(0));
+        fragmentBytes = 0;
+        if (flush) onLine(line, 0, line.length, lineOffset);
+      }
+    },
+    get offset() {
+      return consumed;
+    },
+  };
+}

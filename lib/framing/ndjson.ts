@@ -1,0 +1,41 @@
+/**
+ * NDJSON framing: one frame per non-empty line (WebSocket frame logs, NDJSON
+ * captures). This is the pure core used in fused pipelines; the standalone
+ * `ndjsonFramer()` Transform is built on split2 (see transforms.ts).
+ */
+import type { Frame } from '../events.js';
+import type { Emit, Stage } from '../stage.js';
+import { toBuffer, type Chunk } from './bytes.js';
+import { createLineSplitter } from './lines.js';
+import { resolveFramerOptions, type FramerOptions } from './options.js';
+
+export type NdjsonFramerOptions = FramerOptions;
+
+export function createNdjsonFramer(options: NdjsonFramerOptions = {}): Stage<Chunk, Frame> {
+  const { maxFrameBytes, positions } = resolveFramerOptions(options);
+  let emit: Emit<Frame> = () => {};
+  let frameNo = 0;
+  const lines = createLineSplitter(maxFrameBytes, (buf, start, end, offset) => {
+    const line = buf.toString('utf8', start, end);
+    if (isBlank(line)) return;
+    const frame: Frame = { event: 'message', data: line, id: '' };
+    if (positions) frame.at = { frame: frameNo, offset };
+    frameNo++;
+    emit(frame);
+  });
+  return {
+    push(chunk, out) {
+      emit = out;
+      lines.push(toBuffer(chunk));
+    },
+    end(out) {
+      emit = out;
+      lines.end(true);
+    },
+  };
+}
+
+/** Whitespace-only lines carry no frame. */
+export function isBlank(line: string): boolean {
+  return line.trim() === '';
+}

@@ -1,0 +1,131 @@
+/**
+ * Server-sent events framing, following WHATWG HTML "Interpreting an event
+ * stream": bytes → { event, data, id, retry? } frames.
+ */
+import { FrameTooLargeError } from '../errors.js';
+import type { Frame } from '../events.js';
+import type { Emit, Stage } from '../stage.js';
+import { toBuffer, type Chunk } from './bytes.js';
+import { createLineSplitter } from './lines.js';
+import { resolveFramerOptions, type FramerOptions } from './options.js';
+
+export interface SseFramerOptions extends FramerOptions {
+  /**
+   * At end of input, dispatch an event that has data but no terminating blank
+   * line (recorded logs often lack it). `false` gives the strict browser behaviour.
+   * @defaultValue true
+   */
+  flushIncomplete?: boolean;
+}
+
+const COLON = 0x3a;
+const SPACE = 0x20;
+
+export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Frame> {
+  const { maxFrameBytes, positions } = resolveFramerOptions(options);
+  const flushIncomplete = options.flushIncomplete ?? true;
+
+  let emit: Emit<Frame> = () => {};
+  let eventType = '';
+  let data = '';
+  let dataParts: string[] | null = null; // only for multi-line data
+  let hasData = false;
+  let dataBytes = 0;
+  let lastEventId = '';
+  let retry = -1;
+  let blockOffset = -1;
+  let frameNo = 0;
+
+  function dispatch(): void {
+    if (hasData) {
+      const frame: Frame = {
+        event: eventType === '' ? 'message' : eventType,
+        data: dataParts === null ? data : dataParts.join('\n'),
+        id: lastEventId,
+      };
+      if (retry >= 0) frame.retry = retry;
+      if (positions) frame.at = { frame: frameNo, offset: blockOffset };
+      frameNo++;
+      emit(frame);
+    }
+    eventType = '';
+    data = '';
+    dataParts = null;
+    hasData = false;
+    dataBytes = 0;
+    retry = -1;
+    blockOffset = -1;
+  }
+
+  function onLine(buf: Buffer, start: number, end: number, offset: number): void {
+    if (start === end) {
+      dispatch();
+      return;
+    }
+    if (blockOffset < 0) blockOffset = offset;
+    const b0 = buf[start];
+    if (b0 === COLON) return; // comment
+    // Fast path for the overwhelmingly common `data:` line.
+    if (b0 === 0x64 && buf[start + 1] === 0x61 && buf[start + 2] === 0x74 && buf[start + 3] === 0x61 && buf[start + 4] === COLON) {
+      let v = start + 5;
+      if (buf[v] === SPACE && v < end) v++;
+      appendData(buf, v, end);
+      return;
+    }
+    let colon = start;
+    while (colon < end && buf[colon] !== COLON) colon++;
+    let v = colon;
+    if (colon < end) {
+      v = colon + 1;
+      if (v < end && buf[v] === SPACE) v++;
+    }
+    const nameLen = colon - start;
+    if (nameLen === 4 && isName(buf, start, 'data')) appendData(buf, v, end);
+    else if (nameLen === 5 && isName(buf, start, 'event')) eventType = buf.toString('utf8', v, end);
+    else if (nameLen === 2 && isName(buf, start, 'id')) {
+      const id = buf.toString('utf8', v, end);
+      if (!id.includes('\0')) lastEventId = id;
+    } else if (nameLen === 5 && isName(buf, start, 'retry')) {
+      if (v < end && allDigits(buf, v, end)) retry = Number(buf.toString('latin1', v, end));
+    }
+    // any other field is ignored
+  }
+
+  function appendData(buf: Buffer, start: number, end: number): void {
+    dataBytes += end - start;
+    if (dataBytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, blockOffset);
+    const value = buf.toString('utf8', start, end);
+    if (!hasData) {
+      data = value;
+      hasData = true;
+    } else if (dataParts === null) dataParts = [data, value];
+    else dataParts.push(value);
+  }
+
+  const lines = createLineSplitter(maxFrameBytes, onLine);
+
+  return {
+    push(chunk, out) {
+      emit = out;
+      lines.push(toBuffer(chunk));
+    },
+    end(out) {
+      emit = out;
+      lines.end(flushIncomplete);
+      if (flushIncomplete) dispatch();
+    },
+  };
+}
+
+function isName(buf: Buffer, start: number, name: string): boolean {
+  for (let i = 0; i < name.length; i++) if (buf[start + i] !== name.charCodeAt(i)) return false;
+  return true;
+}
+
+function allDigits(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = buf[i]!;
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}

@@ -1,0 +1,58 @@
+/**
+ * bytes → unified events as one fused stage: framer, decoder and normalizer
+ * composed as plain function calls (no stream hop between them).
+ */
+import type { DialectName, DialectOption, Frame, UnifiedEvent } from '../events.js';
+import type { Emit, Stage } from '../stage.js';
+import { createDecoder } from '../dialects/decoder.js';
+import { createNormalizer } from '../dialects/normalizer.js';
+import { createAutoFramer, createFramer, type FramingName, type FramingOption } from '../framing/detect.js';
+import type { Chunk } from '../framing/bytes.js';
+import { chain } from '../stage.js';
+
+export interface EventsStageOptions {
+  /** @defaultValue 'auto' */
+  dialect?: DialectOption;
+  /** @defaultValue 'auto' */
+  framing?: FramingOption;
+  /** Stamp `at: { frame, offset }` on every event. @defaultValue false */
+  positions?: boolean;
+  /** @defaultValue 8 MiB */
+  maxFrameBytes?: number;
+  /** SSE only: dispatch an unterminated last event at end of input. @defaultValue true */
+  flushIncomplete?: boolean;
+  onFraming?: (framing: FramingName) => void;
+  onDialect?: (dialect: DialectName) => void;
+}
+
+export function createEventsStage(options: EventsStageOptions = {}): Stage<Chunk, UnifiedEvent> {
+  const framerOptions = {
+    ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
+    ...(options.flushIncomplete === undefined ? {} : { flushIncomplete: options.flushIncomplete }),
+    positions: options.positions ?? false,
+  };
+  const framing = options.framing ?? 'auto';
+  let framer: Stage<Chunk, Frame>;
+  if (framing === 'auto') framer = createAutoFramer(framerOptions, options.onFraming);
+  else {
+    framer = createFramer(framing, framerOptions);
+    options.onFraming?.(framing);
+  }
+  const normalizer = createNormalizer({
+    dialect: options.dialect ?? 'auto',
+    ...(options.onDialect === undefined ? {} : { onDialect: options.onDialect }),
+  });
+  return chain(chain(framer, createDecoder()), normalizer);
+}
+
+/** Decodes a whole input synchronously (tests, small inputs). Throws on fatal framing errors. */
+export function decodeAll(chunks: Iterable<Chunk>, options: EventsStageOptions = {}): UnifiedEvent[] {
+  const stage = createEventsStage(options);
+  const out: UnifiedEvent[] = [];
+  const emit: Emit<UnifiedEvent> = (ev) => {
+    out.push(ev);
+  };
+  for (const c of chunks) stage.push(c, emit);
+  stage.end(emit);
+  return out;
+}

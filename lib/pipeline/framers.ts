@@ -1,0 +1,36 @@
+/** Public framing stages as Transforms: bytes or strings in, Frame objects out. */
+import type { Transform } from 'node:stream';
+import { createAutoFramer } from '../framing/detect.js';
+import { createJsonArrayFramer, type JsonArrayFramerOptions } from '../framing/json-array.js';
+import { createJsonValuesFramer, type JsonValuesFramerOptions } from '../framing/json-values.js';
+import type { FramerOptions } from '../framing/options.js';
+import { createSseFramer, type SseFramerOptions } from '../framing/sse.js';
+import type { AnyFramerOptions } from '../framing/detect.js';
+import { split2NdjsonFramer } from './ndjson-split2.js';
+import { byteStageTransform, type StageTransform, type TransformOptions } from './transform.js';
+import type { Chunk } from '../framing/bytes.js';
+import type { Frame } from '../events.js';
+
+export type FramerTransform = StageTransform<Chunk, Frame>;
+
+export function sseFramer(options: SseFramerOptions & TransformOptions = {}): FramerTransform {
+  return byteStageTransform(createSseFramer(options), options);
+}
+
+export function jsonArrayFramer(options: JsonArrayFramerOptions & TransformOptions = {}): FramerTransform {
+  return byteStageTransform(createJsonArrayFramer(options), options);
+}
+
+export function jsonValuesFramer(options: JsonValuesFramerOptions & TransformOptions = {}): FramerTransform {
+  return byteStageTransform(createJsonValuesFramer(options), options);
+}
+
+/** One frame per non-empty line, built on split2. */
+export function ndjsonFramer(options: FramerOptions = {}): Transform {
+  return split2NdjsonFramer(options);
+}
+
+/** Picks SSE, JSON array or JSON values from the first non-blank byte. */
+export function autoFramer(options: AnyFramerOptions & TransformOptions = {}): FramerTransform {
+  return byteStageTransform(createAutoFramer(options), options);
+}

@@ -84,6 +84,8 @@ export interface StartEvent extends EventBase {
   type: 'start';
   id: string | null;
   model: string | null;
+  /** Stamped by the normalizer: the dialect that produced this response. */
+  dialect?: DialectName;
 }
 export interface TextDeltaEvent extends EventBase {
   type: 'text_delta';

@@ -45,6 +45,7 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
     emit(ev) {
       if (at !== undefined) ev.at = at;
       if (ev.type === 'done') handler = null;
+      else if (ev.type === 'start' && dialect !== null) ev.dialect = dialect;
       out(ev);
     },
     get at() {

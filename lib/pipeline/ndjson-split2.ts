@@ -17,13 +17,16 @@ export function split2NdjsonFramer(options: FramerOptions = {}): Transform {
   let frameNo = 0;
   let first = true;
   const mapper = (raw: string): Frame | undefined => {
-    const lineOffset = offset;
+    let lineOffset = offset;
     const bytes = Buffer.byteLength(raw);
     offset += bytes + 1; // split on '\n' only, so the terminator is exactly one byte
     let line = raw;
     if (first) {
       first = false;
-      if (line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+      if (line.charCodeAt(0) === 0xfeff) {
+        line = line.slice(1);
+        lineOffset += 3;
+      }
     }
     if (line.endsWith('\r')) line = line.slice(0, -1);
     if (bytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, lineOffset);

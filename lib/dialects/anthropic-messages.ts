@@ -1,3 +1,372 @@
-import { stubDialect } from './stub.js';
+/**
+ * Anthropic Messages SSE → unified events. The same handler serves xAI's
+ * Anthropic-compatible `/v1/messages` (see xai-messages.ts).
+ *
+ * Skeleton: message_start → (content_block_start → content_block_delta* →
+ * content_block_stop)* → message_delta (stop_reason, cumulative usage) →
+ * message_stop, with `ping` keep-alives anywhere and `error` mid-stream.
+ */
+import type { Json, JsonObject, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
+import { doneEvent, errorEvent, num, obj, str, usageEvent } from './helpers.js';
+import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
 
-export const anthropicMessages = stubDialect('anthropic-messages');
+type BlockKind = 'text' | 'thinking' | 'tool' | 'other';
+
+interface Block {
+  /** Unified index: the provider's block index unless that index was reused (xAI). */
+  index: number;
+  kind: BlockKind;
+  /** Tool blocks only. */
+  id: string;
+  name: string;
+  /** input_json_delta fragments, joined once at the block's stop. */
+  args: string[];
+  /** The `input` object of content_block_start (used only when no delta came). */
+  input: JsonObject | undefined;
+  open: boolean;
+}
+
+const STOP_REASONS: Record<string, StopReason> = {
+  end_turn: 'end',
+  stop_sequence: 'end',
+  max_tokens: 'max_tokens',
+  tool_use: 'tool_use',
+  refusal: 'refusal',
+};
+
+/** Block types whose content arrives as input_json_delta and ends as a tool call. */
+const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
+
+/**
+ * One response's handler. Index remapping is applied for every endpoint, not
+ * only xAI: Anthropic never reuses a block index within a message, so there the
+ * map is the identity and costs one Map lookup per event, while a single code
+ * path keeps both dialects identical (and tolerates proxies with the xAI quirk).
+ */
+export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
+  let started = false;
+  let startEmitted = false;
+  let startUsage: JsonObject | undefined;
+  let usageEmitted = false;
+  let stopReason: string | null = null;
+  let sawMessageDelta = false;
+  /** provider index → the block most recently started under it. */
+  const byProvider = new Map<number, Block>();
+  /** Open blocks in start order: an index-less delta belongs to the last one. */
+  const open: Block[] = [];
+  /** Unified indices in use, and the next never-used integer. */
+  const used = new Set<number>();
+  let nextIndex = 0;
+
+  function emit(ev: UnifiedEvent): void {
+    ctx.emit(ev);
+  }
+
+  function raw(payload: Json): void {
+    emit({ type: 'raw', event: payload });
+  }
+
+  /** Content before message_start (a cut-off head) still opens the response. */
+  function ensureStarted(): void {
+    started = true;
+    if (!startEmitted) {
+      startEmitted = true;
+      emit({ type: 'start', id: null, model: null });
+    }
+  }
+
+  function allocate(providerIndex: number | undefined): number {
+    let index: number;
+    if (providerIndex !== undefined && providerIndex >= 0 && Number.isInteger(providerIndex) && !used.has(providerIndex)) {
+      index = providerIndex;
+    } else {
+      // xAI reuses index 0 for the text block after the thinking block: a fresh index keeps them apart.
+      index = nextIndex;
+    }
+    used.add(index);
+    if (index >= nextIndex) nextIndex = index + 1;
+    return index;
+  }
+
+  /** The block a delta or stop refers to: by provider index; without one (xAI), the most recently started open block. */
+  function blockFor(providerIndex: number | undefined): Block | undefined {
+    return providerIndex !== undefined ? byProvider.get(providerIndex) : open[open.length - 1];
+  }
+
+  function close(block: Block): void {
+    block.open = false;
+    const i = open.lastIndexOf(block);
+    if (i >= 0) open.splice(i, 1);
+  }
+
+  function finishTool(block: Block): void {
+    let args: string;
+    if (block.args.length > 0) args = block.args.length === 1 ? block.args[0]! : block.args.join('');
+    else if (block.input !== undefined && hasKeys(block.input)) {
+      // The whole input came in content_block_start: one delta holding it all, like other whole-call deliveries.
+      args = JSON.stringify(block.input);
+      emit({ type: 'tool_call_delta', index: block.index, id: block.id, argumentsDelta: args });
+    } else args = '';
+    emit({ type: 'tool_call_done', index: block.index, id: block.id, name: block.name, arguments: args });
+  }
+
+  function onMessageStart(payload: JsonObject): void {
+    if (startEmitted) {
+      // A second message_start inside one response: nothing to restart here, keep it visible.
+      raw(payload);
+      return;
+    }
+    started = true;
+    startEmitted = true;
+    const message = obj(payload['message']);
+    startUsage = obj(message?.['usage']);
+    emit({ type: 'start', id: str(message?.['id']) ?? null, model: str(message?.['model']) ?? null });
+  }
+
+  function onBlockStart(payload: JsonObject): void {
+    ensureStarted();
+    const cb = obj(payload['content_block']);
+    const providerIndex = num(payload['index']);
+    const type = str(cb?.['type']);
+    const kind: BlockKind =
+      type === 'text' ? 'text' : type === 'thinking' ? 'thinking' : type !== undefined && TOOL_BLOCKS.has(type) ? 'tool' : 'other';
+    const index = allocate(providerIndex);
+    const block: Block = { index, kind, id: '', name: '', args: [], input: undefined, open: true };
+    if (providerIndex !== undefined) byProvider.set(providerIndex, block);
+    open.push(block);
+    switch (kind) {
+      case 'text': {
+        const text = str(cb?.['text']);
+        if (text !== undefined && text !== '') emit({ type: 'text_delta', index, text });
+        else raw(payload);
+        return;
+      }
+      case 'thinking': {
+        const text = str(cb?.['thinking']);
+        const signature = str(cb?.['signature']);
+        let emitted = false;
+        if (text !== undefined && text !== '') {
+          emit({ type: 'reasoning_delta', index, text });
+          emitted = true;
+        }
+        if (signature !== undefined && signature !== '') {
+          emit({ type: 'signature', index, signature, kind: 'signature_delta' });
+          emitted = true;
+        }
+        if (!emitted) raw(payload);
+        return;
+      }
+      case 'tool': {
+        const id = str(cb?.['id']);
+        block.id = id !== undefined && id !== '' ? id : `call_${index}`;
+        block.name = str(cb?.['name']) ?? '';
+        block.input = obj(cb?.['input']);
+        emit({ type: 'tool_call_start', index, id: block.id, name: block.name });
+        return;
+      }
+      case 'other': {
+        const data = type === 'redacted_thinking' ? str(cb?.['data']) : undefined;
+        if (data !== undefined) emit({ type: 'signature', index, signature: data, kind: 'redacted_thinking' });
+        else raw(payload); // server tool results, compaction, fallback…: the whole block is in this payload
+        return;
+      }
+    }
+  }
+
+  function onBlockDelta(payload: JsonObject): void {
+    ensureStarted();
+    const delta = obj(payload['delta']);
+    const providerIndex = num(payload['index']);
+    const block = blockFor(providerIndex);
+    const index = block?.index ?? providerIndex ?? 0;
+    switch (str(delta?.['type'])) {
+      case 'text_delta': {
+        const text = str(delta!['text']);
+        if (text !== undefined && text !== '') emit({ type: 'text_delta', index, text });
+        else raw(payload);
+        return;
+      }
+      case 'thinking_delta': {
+        // An empty thinking_delta precedes signature_delta: not reasoning text.
+        const text = str(delta!['thinking']);
+        if (text !== undefined && text !== '') emit({ type: 'reasoning_delta', index, text });
+        else raw(payload);
+        return;
+      }
+      case 'signature_delta': {
+        const signature = str(delta!['signature']);
+        if (signature !== undefined && signature !== '') emit({ type: 'signature', index, signature, kind: 'signature_delta' });
+        else raw(payload);
+        return;
+      }
+      case 'input_json_delta': {
+        const part = str(delta!['partial_json']);
+        if (block !== undefined && block.kind === 'tool' && part !== undefined && part !== '') {
+          block.args.push(part);
+          emit({ type: 'tool_call_delta', index, id: block.id, argumentsDelta: part });
+        } else raw(payload); // empty fragment (the tool still gets its done at stop) or no tool block
+        return;
+      }
+      default:
+        raw(payload); // citations_delta, compaction_delta, unknown
+    }
+  }
+
+  function onBlockStop(payload: JsonObject): void {
+    ensureStarted();
+    const block = blockFor(num(payload['index']));
+    if (block === undefined || !block.open) {
+      raw(payload);
+      return;
+    }
+    close(block);
+    if (block.kind === 'tool') finishTool(block);
+    else raw(payload);
+  }
+
+  function onMessageDelta(payload: JsonObject): void {
+    ensureStarted();
+    sawMessageDelta = true;
+    const delta = obj(payload['delta']);
+    const reason = str(delta?.['stop_reason']);
+    if (reason !== undefined) stopReason = reason;
+    const usage = obj(payload['usage']);
+    if (usage !== undefined) {
+      emit(buildUsage(startUsage, usage));
+      usageEmitted = true;
+    }
+    // stop_sequence, stop_details, container, context_management live only here.
+    raw(payload);
+  }
+
+  /** Usage owed before done when message_delta carried none. */
+  function flushUsage(): void {
+    if (!usageEmitted && startUsage !== undefined) {
+      emit(buildUsage(startUsage, undefined));
+      usageEmitted = true;
+    }
+  }
+
+  function finish(): void {
+    // A tool block that never stopped (max_tokens mid-input) still ends, with its incomplete text.
+    for (const block of open.splice(0)) {
+      block.open = false;
+      if (block.kind === 'tool') finishTool(block);
+    }
+    flushUsage();
+    const reason = stopReason;
+    emit(doneEvent(reason === null ? 'other' : (STOP_REASONS[reason] ?? 'other'), reason));
+  }
+
+  function onError(payload: JsonObject): void {
+    const error = obj(payload['error']);
+    const code = str(error?.['type']) ?? str(error?.['code']) ?? 'provider_error';
+    const message = str(error?.['message']) ?? code;
+    emit(errorEvent(code, message, true, payload));
+    emit(doneEvent('error', null));
+  }
+
+  return {
+    onPayload(payload) {
+      const p = obj(payload);
+      if (p === undefined) {
+        raw(payload);
+        return;
+      }
+      switch (p['type']) {
+        case 'content_block_delta':
+          onBlockDelta(p);
+          return;
+        case 'content_block_start':
+          onBlockStart(p);
+          return;
+        case 'content_block_stop':
+          onBlockStop(p);
+          return;
+        case 'message_start':
+          onMessageStart(p);
+          return;
+        case 'message_delta':
+          onMessageDelta(p);
+          return;
+        case 'message_stop':
+          ensureStarted();
+          finish();
+          return;
+        case 'error':
+          onError(p);
+          return;
+        default:
+          raw(p); // ping, keep-alives, unknown types
+      }
+    },
+    onDoneSentinel() {
+      // Anthropic sends no [DONE]; a proxy that appends one after message_delta has said how it ended.
+      if (sawMessageDelta) finish();
+      else emit({ type: 'raw', event: '[DONE]' });
+    },
+    onIncomplete() {
+      // Owed before the normalizer's incomplete_stream: tool calls whose arguments are whole JSON, usage so far.
+      for (const block of open.splice(0)) {
+        block.open = false;
+        if (block.kind === 'tool' && argumentsComplete(block)) finishTool(block);
+      }
+      flushUsage();
+    },
+    get started() {
+      return started;
+    },
+  };
+}
+
+function hasKeys(o: JsonObject): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
+/** True when a cut-off tool block's text is a whole JSON value (checked once, at end of input only). */
+function argumentsComplete(block: Block): boolean {
+  if (block.args.length === 0) return block.input !== undefined && hasKeys(block.input);
+  try {
+    JSON.parse(block.args.join(''));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * message_start usage merged with message_delta usage: fields present in the
+ * delta (cumulative) win, absent ones keep the message_start value.
+ */
+function buildUsage(start: JsonObject | undefined, delta: JsonObject | undefined): UsageEvent {
+  const pick = (key: string): number | undefined => num(delta?.[key]) ?? num(start?.[key]);
+  const input = pick('input_tokens');
+  const cacheRead = pick('cache_read_input_tokens');
+  const cacheCreation = pick('cache_creation_input_tokens');
+  const output = pick('output_tokens');
+  const details = obj(delta?.['output_tokens_details']) ?? obj(start?.['output_tokens_details']);
+  // The documented field is reasoning_tokens; current streams send thinking_tokens.
+  const reasoning = num(details?.['reasoning_tokens']) ?? num(details?.['thinking_tokens']);
+  const inputTokens =
+    input === undefined && cacheRead === undefined && cacheCreation === undefined
+      ? null
+      : (input ?? 0) + (cacheRead ?? 0) + (cacheCreation ?? 0);
+  const outputTokens = output ?? null;
+  const raw: Json = delta === undefined ? (start ?? null) : start === undefined ? delta : { ...start, ...delta };
+  return usageEvent(
+    {
+      inputTokens,
+      outputTokens,
+      totalTokens: inputTokens !== null && outputTokens !== null ? inputTokens + outputTokens : null,
+      reasoningTokens: reasoning ?? null,
+      cachedInputTokens: cacheRead ?? null,
+    },
+    raw,
+  );
+}
+
+export const anthropicMessages: DialectDefinition = {
+  name: 'anthropic-messages',
+  createResponse: createMessagesResponse,
+};

@@ -43,12 +43,13 @@ export interface StreamErrorOptions {
 
 /** Base class of every error llmstream throws or destroys a stream with. */
 export class StreamError extends Error {
-  readonly code: ErrorCode;
+  /** One of ErrorCode, or a provider's own code for errors raised from provider `error` events in strict mode. */
+  readonly code: ErrorCode | (string & {});
   readonly offset: number | undefined;
   readonly frame: number | undefined;
   readonly limit: string | undefined;
 
-  constructor(code: ErrorCode, message: string, options: StreamErrorOptions = {}) {
+  constructor(code: ErrorCode | (string & {}), message: string, options: StreamErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'StreamError';
     this.code = code;

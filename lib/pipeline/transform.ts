@@ -23,11 +23,11 @@ export class StageTransform<I, O> extends Transform {
   private readonly emitItem: (item: O) => void;
   private pendingError: Error | null = null;
 
-  constructor(stage: Stage<I, O>, objectInput: boolean, options: TransformOptions = {}) {
+  constructor(stage: Stage<I, O>, objectInput: boolean, options: TransformOptions = {}, objectOutput = true) {
     super({
-      readableObjectMode: true,
+      readableObjectMode: objectOutput,
       writableObjectMode: objectInput,
-      readableHighWaterMark: options.highWaterMark ?? 16,
+      ...(objectOutput ? { readableHighWaterMark: options.highWaterMark ?? 16 } : {}),
       ...(options.writableHighWaterMark === undefined ? {} : { writableHighWaterMark: options.writableHighWaterMark }),
     });
     this.stage = stage;

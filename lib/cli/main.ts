@@ -1,0 +1,161 @@
+/**
+ * The llmstream command: the same fused pipeline as createStream, for Unix
+ * pipes and log reprocessing. `main` takes its streams as arguments so tests
+ * can run it in-process; bin/llmstream.js only calls it.
+ */
+import { createReadStream, statSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { readFileSync } from 'node:fs';
+import { StreamError } from '../errors.js';
+import type { Frame, UnifiedEvent } from '../events.js';
+import type { FinalResult } from '../accumulate/types.js';
+import { createAutoFramer, createFramer } from '../framing/detect.js';
+import type { Chunk } from '../framing/bytes.js';
+import { createOutputStage } from '../pipeline/create-stream.js';
+import type { Stage } from '../stage.js';
+import { parseCli, USAGE, UsageError, type CliOptions } from './args.js';
+
+export interface CliIO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+type Item = Frame | UnifiedEvent | FinalResult | string;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function makeStage(opts: CliOptions): Stage<Chunk, Item> {
+  if (opts.out === 'frames') {
+    const o = { positions: opts.positions };
+    return opts.framing === 'auto' ? createAutoFramer(o) : createFramer(opts.framing, o);
+  }
+  return createOutputStage({
+    dialect: opts.dialect,
+    framing: opts.framing,
+    positions: opts.positions,
+    strict: opts.strict,
+    output: opts.out,
+  });
+}
+
+function formatter(opts: CliOptions): (item: Item) => string | null {
+  if (opts.out === 'text') return (item) => item as string;
+  if (opts.out === 'events' && !opts.raw) {
+    return (item) => ((item as UnifiedEvent).type === 'raw' ? null : JSON.stringify(item) + '\n');
+  }
+  return (item) => JSON.stringify(item) + '\n';
+}
+
+/** Writes with backpressure; resolves false when stdout is gone (EPIPE). */
+function writeOut(out: Writable, text: string): Promise<boolean> | boolean {
+  if (text.length === 0) return true;
+  if (out.writableEnded || out.destroyed) return false;
+  if (out.write(text)) return true;
+  return new Promise((resolve) => {
+    const done = (ok: boolean): void => {
+      out.off('drain', onDrain);
+      out.off('error', onError);
+      out.off('close', onClose);
+      resolve(ok);
+    };
+    const onDrain = (): void => done(true);
+    const onError = (): void => done(false);
+    const onClose = (): void => done(false);
+    out.on('drain', onDrain);
+    out.on('error', onError);
+    out.on('close', onClose);
+  });
+}
+
+function openInput(file: string, io: CliIO): Readable {
+  return file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 64 * 1024 });
+}
+
+function checkReadable(file: string): string | null {
+  if (file === '-') return null;
+  try {
+    const st = statSync(file);
+    if (st.isDirectory()) return `${file}: is a directory`;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)}`;
+  }
+  return null;
+}
+
+async function runFile(file: string, opts: CliOptions, io: CliIO): Promise<number | null> {
+  const stage = makeStage(opts);
+  const format = formatter(opts);
+  const lines: string[] = [];
+  const emit = (item: Item): void => {
+    const s = format(item);
+    if (s !== null) lines.push(s);
+  };
+  const flush = async (): Promise<boolean> => {
+    if (lines.length === 0) return true;
+    const text = lines.join('');
+    lines.length = 0;
+    return await writeOut(io.stdout, text);
+  };
+  const input = openInput(file, io);
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      stage.push(chunk, emit);
+      if (!(await flush())) return 0;
+    }
+    stage.end(emit);
+    if (!(await flush())) return 0;
+  } catch (err) {
+    await flush();
+    const name = file === '-' ? 'stdin' : file;
+    if (err instanceof StreamError) {
+      io.stderr.write(`llmstream: ${name}: ${err.message}\n`);
+      return 1;
+    }
+    const code = (err as NodeJS.ErrnoException).code;
+    io.stderr.write(`llmstream: cannot read ${name}: ${code ?? (err as Error).message}\n`);
+    return 2;
+  }
+  return null;
+}
+
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  let opts: CliOptions;
+  try {
+    opts = parseCli(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`llmstream: ${err.message}\nTry 'llmstream --help'.\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (opts.command === 'help') {
+    io.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  if (opts.command === 'version') {
+    io.stdout.write(version() + '\n');
+    return 0;
+  }
+  for (const file of opts.files) {
+    const problem = checkReadable(file);
+    if (problem !== null) {
+      io.stderr.write(`llmstream: ${problem}\n`);
+      return 2;
+    }
+  }
+  if (opts.command === 'doctor') {
+    const { doctor } = await import('./doctor.js');
+    return doctor(opts, io);
+  }
+  for (const file of opts.files) {
+    const code = await runFile(file, opts, io);
+    if (code !== null) return code;
+  }
+  return 0;
+}

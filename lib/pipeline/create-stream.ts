@@ -1,0 +1,135 @@
+/**
+ * createStream: one Transform from bytes to unified events, final results or
+ * visible text, with every stage fused into plain function calls.
+ */
+import { createFinalAccumulator } from '../accumulate/final.js';
+import type { FinalAccumulatorOptions, FinalResult } from '../accumulate/types.js';
+import { StreamError } from '../errors.js';
+import type { ErrorEvent, UnifiedEvent } from '../events.js';
+import type { Chunk } from '../framing/bytes.js';
+import { chain, type Emit, type Stage } from '../stage.js';
+import { createEventsStage, type EventsStageOptions } from './events-stage.js';
+import { StageTransform, type TransformOptions } from './transform.js';
+
+export type OutputMode = 'events' | 'final' | 'text';
+
+export interface CreateStreamOptions extends EventsStageOptions, FinalAccumulatorOptions, TransformOptions {
+  /**
+   * `events`: UnifiedEvent objects; `final`: one FinalResult per response;
+   * `text`: visible text as strings, a newline after each response.
+   * @defaultValue 'events'
+   */
+  output?: OutputMode;
+  /**
+   * Turn the first `error` event (and any fatal framing error) into a destroyed
+   * stream with a typed StreamError. Lenient (false) keeps going: errors stay
+   * in the output as `error` events / `errors` arrays.
+   * @defaultValue false
+   */
+  strict?: boolean;
+}
+
+export type StreamOutput<M extends OutputMode> = M extends 'final' ? FinalResult : M extends 'text' ? string : UnifiedEvent;
+
+/** The StreamError a strict pipeline is destroyed with for an `error` event. */
+export function errorFromEvent(ev: ErrorEvent): StreamError {
+  const where = ev.at === undefined ? '' : ` at byte ${ev.at.offset} (frame ${ev.at.frame})`;
+  return new StreamError(ev.code, `${ev.code}${where}: ${ev.message}`, {
+    ...(ev.at === undefined ? {} : { offset: ev.at.offset, frame: ev.at.frame }),
+  });
+}
+
+/**
+ * bytes → unified events with the lenient/strict policy applied: a fatal
+ * framing error becomes a terminal `error` event (lenient) after which input
+ * is ignored and open responses are closed; in strict mode any error event
+ * throws.
+ */
+export interface GuardedStage<O> extends Stage<Chunk, O> {
+  /** The source failed: report `err` as a terminal error event, close open responses, ignore further input. */
+  abort(err: StreamError, emit: Emit<O>): void;
+}
+
+export function createGuardedEventsStage(options: CreateStreamOptions = {}): GuardedStage<UnifiedEvent> {
+  const inner = createEventsStage(options);
+  const strict = options.strict ?? false;
+  let failed = false;
+  let out: Emit<UnifiedEvent> = () => {};
+  const check: Emit<UnifiedEvent> = (ev) => {
+    if (strict && ev.type === 'error') throw errorFromEvent(ev);
+    out(ev);
+  };
+  function fatal(err: unknown): void {
+    if (strict || !(err instanceof StreamError)) throw err;
+    failed = true;
+    const ev: ErrorEvent = { type: 'error', code: err.code, message: err.message, terminal: true };
+    if (err.offset !== undefined) ev.at = { frame: err.frame ?? -1, offset: err.offset };
+    out(ev);
+    try {
+      inner.end(check); // closes an open response: incomplete_stream + done
+    } catch {
+      // the framer is already broken; the error event above says why
+    }
+  }
+  return {
+    push(chunk, emit) {
+      out = emit;
+      if (failed) return;
+      try {
+        inner.push(chunk, check);
+      } catch (err) {
+        fatal(err);
+      }
+    },
+    end(emit) {
+      out = emit;
+      if (failed) return;
+      try {
+        inner.end(check);
+      } catch (err) {
+        fatal(err);
+      }
+    },
+    abort(err, emit) {
+      out = emit;
+      if (!failed) fatal(err);
+    },
+  };
+}
+
+/** Visible text of choice 0 as it arrives, a newline after each response. */
+export function createTextStage(): Stage<UnifiedEvent, string> {
+  return {
+    push(ev, emit) {
+      if (ev.type === 'text_delta') {
+        if (ev.refusal !== true && ev.choice === undefined) emit(ev.text);
+      } else if (ev.type === 'done' && ev.choice === undefined) emit('\n');
+    },
+    end() {},
+  };
+}
+
+/** The fused stage behind createStream (also used by the CLI and the async iterables). */
+export function createOutputStage(options: CreateStreamOptions = {}): GuardedStage<UnifiedEvent | FinalResult | string> {
+  const events = createGuardedEventsStage(options);
+  const mode = options.output ?? 'events';
+  if (mode === 'events') return events;
+  const next: Stage<UnifiedEvent, FinalResult | string> = mode === 'final' ? createFinalAccumulator(options) : createTextStage();
+  const fused = chain(events, next);
+  return {
+    push: fused.push,
+    end: fused.end,
+    abort(err, emit) {
+      events.abort(err, (ev) => next.push(ev, emit));
+      next.end(emit);
+    },
+  };
+}
+
+/** One Transform from bytes (Buffers or strings) to the chosen output, stages fused, with backpressure. */
+export function createStream<M extends OutputMode = 'events'>(
+  options: CreateStreamOptions & { output?: M } = {},
+): StageTransform<Chunk, StreamOutput<M>> {
+  const stage = createOutputStage(options) as Stage<Chunk, StreamOutput<M>>;
+  return new StageTransform(stage, false, options, (options.output ?? 'events') !== 'text');
+}

@@ -1,0 +1,15 @@
+/** The decoder and normalizer stages as object-mode Transforms. */
+import { createDecoder, type DecoderOptions } from '../dialects/decoder.js';
+import { createNormalizer, type NormalizerOptions } from '../dialects/normalizer.js';
+import type { Frame, ProviderEvent, UnifiedEvent } from '../events.js';
+import { objectStageTransform, type StageTransform, type TransformOptions } from './transform.js';
+
+/** frames → provider events (each payload JSON-parsed once; `[DONE]` recognised). */
+export function decoder(options: DecoderOptions & TransformOptions = {}): StageTransform<Frame, ProviderEvent> {
+  return objectStageTransform(createDecoder(options), options);
+}
+
+/** provider events → unified events. */
+export function normalizer(options: NormalizerOptions & TransformOptions = {}): StageTransform<ProviderEvent, UnifiedEvent> {
+  return objectStageTransform(createNormalizer(options), options);
+}

@@ -1,3 +1,261 @@
-import { stubDialect } from './stub.js';
+/**
+ * Gemini Interactions API SSE (`event:` + `data:` with `event_type`, ending
+ * with `interaction.completed` then `event: done` / `data: [DONE]`).
+ * Positions are the provider's step `index`; `event_id` (the resume token)
+ * becomes `cursor` on every event a payload produces.
+ */
+import type { Json, JsonObject, StopReason, UnifiedEvent, Usage } from '../events.js';
+import { doneEvent, errorEvent, isObject, num, obj, providerError, str, sum, usageEvent } from './helpers.js';
+import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
 
-export const geminiInteractions = stubDialect('gemini-interactions');
+function stopReasonOf(status: string | undefined): StopReason {
+  switch (status) {
+    case 'completed':
+      return 'end';
+    case 'requires_action':
+      return 'tool_use';
+    case 'incomplete':
+    case 'budget_exceeded': // halted by the token budget: output cut short like max_tokens
+      return 'max_tokens';
+    case 'failed':
+      return 'error';
+    default:
+      return 'other';
+  }
+}
+
+/** interaction.usage → unified usage. Output and tool-use counts exclude thoughts and are separate from input, as in generateContent. */
+export function interactionsUsage(u: JsonObject): Usage {
+  const thoughts = num(u['total_thought_tokens']);
+  const inputTokens = sum(num(u['total_input_tokens']), num(u['total_tool_use_tokens']));
+  const outputTokens = sum(num(u['total_output_tokens']), thoughts);
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: num(u['total_tokens']) ?? sum(inputTokens, outputTokens),
+    reasoningTokens: thoughts ?? null,
+    cachedInputTokens: num(u['total_cached_tokens']) ?? null,
+  };
+}
+
+interface OpenCall {
+  id: string;
+  name: string;
+  deltas: string[];
+  /** `step.arguments` from step.start, used when no arguments_delta comes. */
+  initial: Json | undefined;
+}
+
+function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
+  let started = false;
+  /** Interaction id learned before the response began (a resumed stream's status update). */
+  let knownId: string | null = null;
+  let cursor: string | number | undefined;
+  const calls = new Map<number, OpenCall>();
+
+  function emit(ev: UnifiedEvent): void {
+    if (cursor !== undefined) ev.cursor = cursor;
+    ctx.emit(ev);
+  }
+
+  function raw(payload: Json): void {
+    emit({ type: 'raw', event: payload });
+  }
+
+  function ensureStart(id: string | null, model: string | null): void {
+    if (started) return;
+    started = true;
+    emit({ type: 'start', id: id ?? knownId, model });
+  }
+
+  function closeCall(index: number, call: OpenCall): void {
+    calls.delete(index);
+    let args: string;
+    if (call.deltas.length > 0) args = call.deltas.join('');
+    else if (call.initial !== undefined && call.initial !== null) {
+      // The whole arguments came on step.start: deliver them through the same delta path.
+      args = typeof call.initial === 'string' ? call.initial : JSON.stringify(call.initial);
+      if (args !== '') emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: args });
+    } else args = '';
+    emit({ type: 'tool_call_done', index, id: call.id, name: call.name, arguments: args });
+  }
+
+  function stepStart(payload: JsonObject): void {
+    const index = num(payload['index']);
+    const step = obj(payload['step']);
+    if (index === undefined || step === undefined || step['type'] !== 'function_call') {
+      raw(payload);
+      return;
+    }
+    const open = calls.get(index);
+    if (open !== undefined) closeCall(index, open);
+    const id = str(step['id']) || `call_${index}`;
+    const name = str(step['name']) ?? '';
+    calls.set(index, { id, name, deltas: [], initial: step['arguments'] });
+    emit({ type: 'tool_call_start', index, id, name });
+    const sig = str(step['signature']);
+    if (sig !== undefined && sig !== '') emit({ type: 'signature', index, signature: sig, kind: 'thought_signature' });
+  }
+
+  function stepDelta(payload: JsonObject): void {
+    const index = num(payload['index']);
+    const delta = obj(payload['delta']);
+    if (index === undefined || delta === undefined) {
+      raw(payload);
+      return;
+    }
+    switch (delta['type']) {
+      case 'text': {
+        const text = str(delta['text']);
+        if (text === undefined || text === '') break;
+        emit({ type: 'text_delta', index, text });
+        return;
+      }
+      case 'thought_summary': {
+        const text = str(obj(delta['content'])?.['text']) ?? str(delta['text']);
+        if (text === undefined || text === '') break;
+        emit({ type: 'reasoning_delta', index, text });
+        return;
+      }
+      case 'thought_signature': {
+        const sig = str(delta['signature']);
+        if (sig === undefined || sig === '') break;
+        emit({ type: 'signature', index, signature: sig, kind: 'thought_signature' });
+        return;
+      }
+      case 'arguments_delta': {
+        const call = calls.get(index);
+        const value = delta['arguments'];
+        const text = typeof value === 'string' ? value : isObject(value) ? JSON.stringify(value) : undefined;
+        // Without its step.start the call has no name: keep the payload whole instead.
+        if (call === undefined || text === undefined || text === '') break;
+        call.deltas.push(text);
+        emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: text });
+        return;
+      }
+    }
+    raw(payload);
+  }
+
+  function stepStop(payload: JsonObject): void {
+    const index = num(payload['index']);
+    const call = index === undefined ? undefined : calls.get(index);
+    if (call === undefined) {
+      raw(payload);
+      return;
+    }
+    closeCall(index!, call);
+  }
+
+  function completed(payload: JsonObject): void {
+    const interaction = obj(payload['interaction']);
+    ensureStart(str(interaction?.['id']) ?? null, str(interaction?.['model']) ?? null);
+    // The interaction is over: every call's arguments are complete.
+    for (const [index, call] of calls) closeCall(index, call);
+    const status = str(interaction?.['status']);
+    const stopReason = stopReasonOf(status);
+    if (stopReason === 'error') {
+      const err = providerError(interaction?.['error'] ?? null);
+      emit(errorEvent(err?.code ?? 'failed', err?.message ?? 'the interaction failed', true, payload));
+    }
+    const usage = obj(interaction?.['usage']);
+    if (usage !== undefined) emit(usageEvent(interactionsUsage(usage), usage));
+    emit(doneEvent(stopReason, status ?? null));
+  }
+
+  function error(payload: JsonObject): void {
+    const err = providerError(payload);
+    emit(errorEvent(err?.code ?? 'provider_error', err?.message ?? 'provider error', true, payload));
+    emit(doneEvent('error', null));
+  }
+
+  /** Emits what is owed for calls whose arguments are complete JSON (a cut-off call stays open). */
+  function closeCompleteCalls(): void {
+    for (const [index, call] of calls) {
+      const text = call.deltas.join('');
+      if (text === '') continue;
+      try {
+        JSON.parse(text);
+      } catch {
+        continue;
+      }
+      closeCall(index, call);
+    }
+  }
+
+  return {
+    onPayload(payload) {
+      if (!isObject(payload)) {
+        raw(payload);
+        return;
+      }
+      const eventId = payload['event_id'];
+      cursor = typeof eventId === 'string' || typeof eventId === 'number' ? eventId : undefined;
+      // `type` is accepted too: auto-detection also recognizes payloads by it.
+      const type = str(payload['event_type']) ?? str(payload['type']);
+      switch (type) {
+        case 'interaction.created':
+        case 'interaction.start': {
+          const interaction = obj(payload['interaction']);
+          if (started) break;
+          ensureStart(str(interaction?.['id']) ?? null, str(interaction?.['model']) ?? null);
+          return;
+        }
+        case 'interaction.status_update':
+        case 'interaction.in_progress':
+          // Lifecycle only: it does not begin a response (one may trail a completed one).
+          if (!started) knownId ??= str(payload['interaction_id']) ?? null;
+          break;
+        case 'step.start':
+          ensureStart(null, null);
+          stepStart(payload);
+          return;
+        case 'step.delta':
+          ensureStart(null, null);
+          stepDelta(payload);
+          return;
+        case 'step.stop':
+          ensureStart(null, null);
+          stepStop(payload);
+          return;
+        case 'interaction.completed':
+        case 'interaction.complete':
+          completed(payload);
+          return;
+        case 'error':
+          error(payload);
+          return;
+        case undefined:
+          if (isObject(payload['error'])) {
+            error(payload);
+            return;
+          }
+          break;
+      }
+      raw(payload);
+    },
+    onDoneSentinel() {
+      cursor = undefined;
+      if (!started) {
+        raw('[DONE]');
+        return;
+      }
+      // `[DONE]` without interaction.completed: the response was cut short.
+      closeCompleteCalls();
+      emit(errorEvent('incomplete_stream', 'the stream ended before interaction.completed', true));
+      emit(doneEvent('error', null));
+    },
+    onIncomplete() {
+      cursor = undefined;
+      closeCompleteCalls();
+    },
+    get started() {
+      return started;
+    },
+  };
+}
+
+export const geminiInteractions: DialectDefinition = {
+  name: 'gemini-interactions',
+  createResponse: createInteractionsResponse,
+};

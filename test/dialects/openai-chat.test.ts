@@ -1,0 +1,707 @@
+import t, { type Test } from 'tap';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { UnifiedEvent } from '../../lib/events.js';
+import { decodeAll, type EventsStageOptions } from '../../lib/pipeline/events-stage.js';
+import { chunkings, quickChunkings, type Chunking } from '../helpers/chunks.js';
+import { corpusFile, corpusFiles, fixture, hasCorpus, repoRoot } from '../helpers/corpus.js';
+
+const CHAT: EventsStageOptions = { dialect: 'openai-chat', framing: 'sse' };
+
+function run(input: Buffer | string, options: EventsStageOptions = CHAT): UnifiedEvent[] {
+  return decodeAll([typeof input === 'string' ? Buffer.from(input) : input], options);
+}
+
+/** Events with the bulky provider payloads left out, for exact sequence checks. */
+function view(evs: UnifiedEvent[]): Record<string, unknown>[] {
+  return evs.map((e) => {
+    const o: Record<string, unknown> = { ...e };
+    if (e.type === 'raw') delete o['event'];
+    else delete o['raw'];
+    return o;
+  });
+}
+
+/** SSE text for a list of payloads; strings are sent as they are (e.g. `[DONE]`). */
+function sse(...payloads: (object | string)[]): string {
+  return payloads.map((p) => `data: ${typeof p === 'string' ? p : JSON.stringify(p)}\n\n`).join('');
+}
+
+function chunk(choices: object[], extra: object = {}): object {
+  return { id: 'chatcmpl-t1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices, ...extra };
+}
+
+function delta(d: object, finish: string | null = null, index = 0): object {
+  return { index, delta: d, logprobs: null, finish_reason: finish };
+}
+
+function ofType<K extends UnifiedEvent['type']>(evs: UnifiedEvent[], type: K): Extract<UnifiedEvent, { type: K }>[] {
+  return evs.filter((e): e is Extract<UnifiedEvent, { type: K }> => e.type === type);
+}
+
+function textOf(evs: UnifiedEvent[], choice?: number): string {
+  return ofType(evs, 'text_delta')
+    .filter((e) => e.refusal !== true && e.choice === choice)
+    .map((e) => e.text)
+    .join('');
+}
+
+function checkChunkings(
+  t: Test,
+  name: string,
+  buf: Buffer,
+  gen: (b: Buffer) => Iterable<Chunking>,
+  options: EventsStageOptions,
+): void {
+  const opts = { ...options, positions: true };
+  const expected = JSON.stringify(decodeAll([buf], opts));
+  const bad: string[] = [];
+  let n = 0;
+  for (const c of gen(buf)) {
+    n++;
+    if (JSON.stringify(decodeAll(c.chunks, opts)) !== expected) bad.push(c.name);
+  }
+  t.ok(n > 5, `${name}: ran ${n} chunkings`);
+  t.same(bad, [], `${name}: identical events under every chunking`);
+}
+
+/** Response-closing dones: the ones without `choice`. */
+function mainDones(evs: UnifiedEvent[]) {
+  return ofType(evs, 'done').filter((e) => e.choice === undefined);
+}
+
+// ---------------------------------------------------------------- fixtures
+
+t.test('fixtures: identical events under every chunking (explicit dialect and auto)', (t) => {
+  const dir = join(repoRoot, 'fixtures', 'openai-chat');
+  const names = readdirSync(dir).filter((f) => f.endsWith('.sse'));
+  t.ok(names.length >= 5);
+  for (const f of names) {
+    const buf = fixture(`openai-chat/${f}`);
+    checkChunkings(t, f, buf, (b) => chunkings(b), CHAT);
+    t.same(run(buf, {}), run(buf), `${f}: auto-detection gives the same events`);
+  }
+  t.end();
+});
+
+t.test('fixture text-usage: text, usage chunk, stop', (t) => {
+  const evs = run(fixture('openai-chat/text-usage.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'chatcmpl-Fx7TextUsage0001', model: 'gpt-4o-mini-2024-07-18', dialect: 'openai-chat' },
+    { type: 'raw' }, // role-only delta
+    { type: 'text_delta', index: 0, text: 'Grüß' },
+    { type: 'text_delta', index: 0, text: ' dich' },
+    { type: 'text_delta', index: 0, text: '! ' },
+    { type: 'text_delta', index: 0, text: '🌍' },
+    { type: 'text_delta', index: 0, text: ' Ça va?' },
+    { type: 'raw' }, // finish_reason only
+    {
+      type: 'usage',
+      inputTokens: 1234,
+      outputTokens: 9,
+      totalTokens: 1243,
+      reasoningTokens: 0,
+      cachedInputTokens: 1024,
+    },
+    { type: 'done', stopReason: 'end', providerReason: 'stop' },
+  ]);
+  const usage = ofType(evs, 'usage')[0]!;
+  t.match(usage.raw, { prompt_tokens: 1234, prompt_tokens_details: { cached_tokens: 1024 } }, 'usage.raw is the provider object');
+  const raws = ofType(evs, 'raw');
+  t.match(raws[0]!.event, { choices: [{ delta: { role: 'assistant' } }], obfuscation: 'Qk3' }, 'raw keeps the payload as received');
+  t.end();
+});
+
+t.test('fixture refusal: refusal channel flagged, never empty', (t) => {
+  const evs = run(fixture('openai-chat/refusal.sse'));
+  const deltas = ofType(evs, 'text_delta');
+  t.equal(deltas.length, 5);
+  t.ok(deltas.every((d) => d.refusal === true && d.index === 0 && d.text !== ''));
+  t.equal(deltas.map((d) => d.text).join(''), "I'm sorry, I can't help with that.");
+  t.equal(textOf(evs), '', 'no visible text');
+  t.same(view(mainDones(evs)), [{ type: 'done', stopReason: 'end', providerReason: 'stop' }]);
+  t.end();
+});
+
+t.test('fixture parallel-tool-calls: start, one delta per fragment, done at finish_reason', (t) => {
+  const evs = run(fixture('openai-chat/parallel-tool-calls.sse'));
+  const tools = view(evs.filter((e) => e.type.startsWith('tool_call')));
+  t.same(tools, [
+    { type: 'tool_call_start', index: 0, id: 'call_weather_Paris01', name: 'get_weather' },
+    { type: 'tool_call_delta', index: 0, id: 'call_weather_Paris01', argumentsDelta: '{"ci' },
+    { type: 'tool_call_delta', index: 0, id: 'call_weather_Paris01', argumentsDelta: 'ty": "Pa' },
+    { type: 'tool_call_delta', index: 0, id: 'call_weather_Paris01', argumentsDelta: 'ris", "unit' },
+    { type: 'tool_call_delta', index: 0, id: 'call_weather_Paris01', argumentsDelta: '": "celsius"}' },
+    { type: 'tool_call_start', index: 1, id: 'call_time_Paris02', name: 'get_time' },
+    { type: 'tool_call_delta', index: 1, id: 'call_time_Paris02', argumentsDelta: '{"tz"' },
+    { type: 'tool_call_delta', index: 1, id: 'call_time_Paris02', argumentsDelta: ': "Europe/' },
+    { type: 'tool_call_delta', index: 1, id: 'call_time_Paris02', argumentsDelta: 'Paris"}' },
+    {
+      type: 'tool_call_done',
+      index: 0,
+      id: 'call_weather_Paris01',
+      name: 'get_weather',
+      arguments: '{"city": "Paris", "unit": "celsius"}',
+    },
+    { type: 'tool_call_done', index: 1, id: 'call_time_Paris02', name: 'get_time', arguments: '{"tz": "Europe/Paris"}' },
+  ]);
+  // The tool_call_done events come from the finish_reason chunk, before the usage chunk.
+  const types = evs.map((e) => e.type);
+  t.ok(types.lastIndexOf('tool_call_done') < types.indexOf('usage'));
+  t.same(view(evs.slice(-2)), [
+    { type: 'usage', inputTokens: 150, outputTokens: 52, totalTokens: 202, reasoningTokens: 0, cachedInputTokens: 0 },
+    { type: 'done', stopReason: 'tool_use', providerReason: 'tool_calls' },
+  ]);
+  t.end();
+});
+
+t.test('fixture n2: per-choice events, choice dones first, choice 0 last', (t) => {
+  const evs = run(fixture('openai-chat/n2.sse'));
+  t.equal(textOf(evs), 'Red roses.');
+  t.equal(textOf(evs, 1), 'Blue violets are');
+  t.notOk(evs.some((e) => e.choice === 0), 'choice 0 carries no choice field');
+  t.same(view(evs.slice(-3)), [
+    { type: 'usage', inputTokens: 20, outputTokens: 6, totalTokens: 26, reasoningTokens: 0, cachedInputTokens: null },
+    { type: 'done', stopReason: 'max_tokens', providerReason: 'length', choice: 1 },
+    { type: 'done', stopReason: 'end', providerReason: 'stop' },
+  ]);
+  t.end();
+});
+
+t.test('fixture missing-done: open call closed, then incomplete_stream and done(error)', (t) => {
+  const evs = run(fixture('openai-chat/missing-done.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'chatcmpl-Fx7MissingDone05', model: 'gpt-4o-mini-2024-07-18', dialect: 'openai-chat' },
+    { type: 'text_delta', index: 0, text: 'Let me check.' },
+    { type: 'tool_call_start', index: 0, id: 'call_lookup_0005', name: 'lookup' },
+    { type: 'tool_call_delta', index: 0, id: 'call_lookup_0005', argumentsDelta: '{"q": "llm' },
+    { type: 'tool_call_done', index: 0, id: 'call_lookup_0005', name: 'lookup', arguments: '{"q": "llm' },
+    { type: 'error', code: 'incomplete_stream', message: "input ended before the response's terminal event", terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  t.end();
+});
+
+// ---------------------------------------------------------------- corpus
+
+t.test('corpus: every file is chunking-independent, valid, one done per response', { skip: !hasCorpus }, (t) => {
+  const files = corpusFiles(['openai-chat']).filter((f) => f.name.endsWith('.sse') || f.name.endsWith('.body'));
+  t.equal(files.length, 19);
+  for (const f of files) {
+    const opts: EventsStageOptions = f.name.endsWith('.body') ? { dialect: 'openai-chat' } : CHAT;
+    checkChunkings(t, f.name, f.bytes, quickChunkings, opts);
+    const evs = run(f.bytes, opts);
+    t.notOk(evs.some((e) => e.type === 'error' && e.code === 'invalid_json'), `${f.name}: no invalid_json`);
+    t.equal(mainDones(evs).length, 1, `${f.name}: exactly one done`);
+    t.equal(evs.filter((e) => e.type === 'start').length, f.name.endsWith('.body') ? 0 : 1, `${f.name}: one start`);
+    t.notOk(
+      evs.some((e) => (e.type === 'text_delta' || e.type === 'reasoning_delta') && e.text === ''),
+      `${f.name}: no empty text`,
+    );
+    // Auto-detection agrees with the explicit dialect.
+    t.same(run(f.bytes, {}), run(f.bytes, f.name.endsWith('.body') ? {} : { dialect: 'openai-chat' }), `${f.name}: auto`);
+  }
+  t.end();
+});
+
+t.test('corpus: what each file exercises', { skip: !hasCorpus }, (t) => {
+  const c = (name: string) => run(corpusFile(`openai-chat/${name}`));
+
+  t.test('azure prompt filter: raw first, start from the next chunk', (t) => {
+    const evs = c('crewai--compat-azure-prompt-filter.sse');
+    t.equal(evs[0]!.type, 'raw');
+    t.match(evs[0], { event: { prompt_filter_results: [{ prompt_index: 0 }], id: '', model: '' } });
+    t.match(evs[1], { type: 'start', id: 'chatcmpl-D0xlcDvxBE8sfHG0Q8B84MZtlYbab', model: 'gpt-4o-mini-2024-07-18' });
+    t.equal(textOf(evs), 'Hello! How can I assist you today?');
+    t.match(ofType(evs, 'usage'), [{ inputTokens: 9, outputTokens: 10, totalTokens: 19, cachedInputTokens: 0 }]);
+    t.match(evs.at(-1), { type: 'done', stopReason: 'end', providerReason: 'stop' });
+    t.end();
+  });
+
+  t.test('openrouter repeated tool id: one call, done at [DONE], tool_use', (t) => {
+    const evs = c('llm--compat-openrouter-repeated-tool-id.sse');
+    t.equal(ofType(evs, 'tool_call_start').length, 1);
+    t.same(view(ofType(evs, 'tool_call_done')), [
+      { type: 'tool_call_done', index: 0, id: '0', name: 'llm_version', arguments: '{}' },
+    ]);
+    t.match(ofType(evs, 'usage'), [{ inputTokens: 57, outputTokens: 17, totalTokens: 74 }]);
+    t.same(view(evs.slice(-2)), [
+      { type: 'tool_call_done', index: 0, id: '0', name: 'llm_version', arguments: '{}' },
+      { type: 'done', stopReason: 'tool_use', providerReason: null },
+    ]);
+    t.end();
+  });
+
+  t.test('tool args null: no crash, no delta, arguments ""', (t) => {
+    const evs = c('llm--compat-tool-args-null.sse');
+    t.equal(ofType(evs, 'tool_call_delta').length, 0);
+    t.same(view(ofType(evs, 'tool_call_done')), [
+      { type: 'tool_call_done', index: 0, id: '0', name: 'llm_version', arguments: '' },
+    ]);
+    t.match(evs.at(-1), { type: 'done', stopReason: 'tool_use', providerReason: 'tool_calls' });
+    t.end();
+  });
+
+  t.test('http 404 body: one error with the provider code, one done', (t) => {
+    for (const opts of [{}, { dialect: 'openai-chat' as const }]) {
+      const evs = run(corpusFile('openai-chat/mirascope--http404-error.body'), opts);
+      t.same(view(evs), [
+        {
+          type: 'error',
+          code: 'model_not_found',
+          message: 'The model `this-model-does-not-exist-12345` does not exist or you do not have access to it.',
+          terminal: true,
+        },
+        { type: 'done', stopReason: 'error', providerReason: null },
+      ]);
+    }
+    t.end();
+  });
+
+  t.test('content logprobs: text only, logprobs ignored', (t) => {
+    const evs = c('openai-python--content-logprobs.sse');
+    t.equal(textOf(evs), 'Foo!');
+    t.equal(ofType(evs, 'text_delta').length, 2);
+    t.match(evs.at(-1), { type: 'done', stopReason: 'end' });
+    t.end();
+  });
+
+  t.test('max tokens: length → max_tokens', (t) => {
+    const evs = c('openai-python--max-tokens-length.sse');
+    t.equal(textOf(evs), '{"');
+    t.match(ofType(evs, 'usage'), [{ inputTokens: 79, outputTokens: 1, totalTokens: 80, reasoningTokens: 0 }]);
+    t.same(view(mainDones(evs)), [{ type: 'done', stopReason: 'max_tokens', providerReason: 'length' }]);
+    t.end();
+  });
+
+  t.test('multiple choices (n=3)', (t) => {
+    const evs = c('openai-python--multiple-choices.sse');
+    t.equal(textOf(evs), '{"city":"San Francisco","temperature":65,"units":"f"}');
+    t.equal(textOf(evs, 1), '{"city":"San Francisco","temperature":61,"units":"f"}');
+    t.equal(textOf(evs, 2), '{"city":"San Francisco","temperature":59,"units":"f"}');
+    t.same(view(ofType(evs, 'done')), [
+      { type: 'done', stopReason: 'end', providerReason: 'stop', choice: 1 },
+      { type: 'done', stopReason: 'end', providerReason: 'stop', choice: 2 },
+      { type: 'done', stopReason: 'end', providerReason: 'stop' },
+    ]);
+    t.equal(evs.at(-1)!.type, 'done');
+    t.equal(evs.at(-1)!.choice, undefined, 'choice 0 done is last');
+    t.match(ofType(evs, 'usage'), [{ inputTokens: 79, outputTokens: 42, totalTokens: 121 }]);
+    t.end();
+  });
+
+  t.test('parallel tool calls', (t) => {
+    const evs = c('openai-python--parallel-tool-calls.sse');
+    t.same(
+      ofType(evs, 'tool_call_done').map((e) => [e.index, e.id, e.name, JSON.parse(e.arguments)]),
+      [
+        [0, 'call_JMW1whyEaYG438VE1OIflxA2', 'GetWeatherArgs', { city: 'Edinburgh', country: 'GB', units: 'c' }],
+        [1, 'call_DNYTawLBoN8fj3KN6qU9N1Ou', 'get_stock_price', { ticker: 'AAPL', exchange: 'NASDAQ' }],
+      ],
+    );
+    for (const d of ofType(evs, 'tool_call_delta')) t.not(d.argumentsDelta, '', 'no empty argument delta');
+    t.same(view(mainDones(evs)), [{ type: 'done', stopReason: 'tool_use', providerReason: 'tool_calls' }]);
+    t.end();
+  });
+
+  t.test('refusals', (t) => {
+    for (const f of ['openai-python--refusal.sse', 'openai-python--refusal-logprobs.sse']) {
+      const evs = c(f);
+      const r = ofType(evs, 'text_delta');
+      t.ok(r.length > 3 && r.every((d) => d.refusal === true), `${f}: refusal channel`);
+      t.match(r.map((d) => d.text).join(''), /^I'm (sorry|very sorry)/, `${f}: refusal text`);
+      t.match(mainDones(evs), [{ stopReason: 'end', providerReason: 'stop' }]);
+    }
+    t.equal(
+      ofType(c('openai-python--refusal.sse'), 'text_delta').map((d) => d.text).join(''),
+      "I'm sorry, I can't assist with that request.",
+    );
+    t.end();
+  });
+
+  t.test('structured output long', (t) => {
+    const evs = c('openai-python--structured-output-long.sse');
+    const text = textOf(evs);
+    t.doesNotThrow(() => JSON.parse(text), 'the concatenated text is the whole JSON document');
+    t.match(ofType(evs, 'usage'), [{ inputTokens: 19, outputTokens: 177, totalTokens: 196 }]);
+    t.match(mainDones(evs), [{ stopReason: 'end' }]);
+    t.end();
+  });
+
+  t.test('text usage', (t) => {
+    const evs = c('openai-python--text-usage.sse');
+    t.match(textOf(evs), /^I'm unable/);
+    t.same(view(evs.slice(-2)), [
+      { type: 'usage', inputTokens: 14, outputTokens: 30, totalTokens: 44, reasoningTokens: 0, cachedInputTokens: null },
+      { type: 'done', stopReason: 'end', providerReason: 'stop' },
+    ]);
+    t.end();
+  });
+
+  t.test('strict tool call', (t) => {
+    const evs = c('openai-python--tool-call-strict.sse');
+    t.equal(evs[1]!.type, 'tool_call_start', 'id and name on the role chunk');
+    const done = ofType(evs, 'tool_call_done');
+    t.equal(done.length, 1);
+    t.match(done[0], { id: 'call_CTf1nWJLqSeRgDqaCG27xZ74', name: 'get_weather' });
+    t.match(JSON.parse(done[0]!.arguments), { city: String });
+    t.equal(done[0]!.arguments, ofType(evs, 'tool_call_delta').map((d) => d.argumentsDelta).join(''));
+    t.match(mainDones(evs), [{ stopReason: 'tool_use' }]);
+    t.end();
+  });
+
+  t.test('deepseek reasoning_content then content, usage on the last choice chunk', (t) => {
+    const evs = c('pydantic-ai--compat-deepseek-reasoning-content.sse');
+    const reasoning = ofType(evs, 'reasoning_delta').map((e) => e.text).join('');
+    t.match(reasoning, /^Hmm,/);
+    t.equal(textOf(evs).slice(0, 12), 'Hello there!');
+    const types = evs.map((e) => e.type);
+    t.ok(types.lastIndexOf('reasoning_delta') < types.indexOf('text_delta'), 'reasoning first');
+    t.same(view(evs.slice(-2)), [
+      { type: 'usage', inputTokens: 6, outputTokens: 212, totalTokens: 218, reasoningTokens: 198, cachedInputTokens: 0 },
+      { type: 'done', stopReason: 'end', providerReason: 'stop' },
+    ]);
+    t.end();
+  });
+
+  t.test('groq event: error, no [DONE]: error + done(error)', (t) => {
+    const evs = c('pydantic-ai--compat-groq-error-event.sse');
+    t.ok(ofType(evs, 'reasoning_delta').length > 50, 'delta.reasoning → reasoning_delta');
+    t.same(view(evs.slice(-2)), [
+      {
+        type: 'error',
+        code: 'tool_use_failed',
+        message:
+          "Tool call validation failed: tool call validation failed: parameters for tool get_something_by_name did not match schema: errors: [missing properties: 'name', additionalProperties 'invalid_param' not allowed]",
+        terminal: true,
+      },
+      { type: 'done', stopReason: 'error', providerReason: null },
+    ]);
+    t.notOk(evs.some((e) => e.type === 'error' && e.code === 'incomplete_stream'));
+    t.end();
+  });
+
+  t.test('openrouter error chunk after length: usage, error, done(error); [DONE] after it is raw', (t) => {
+    const evs = c('pydantic-ai--compat-openrouter-error-chunk.sse');
+    t.equal(ofType(evs, 'reasoning_delta').map((e) => e.text).join(''), 'We need to respond to a greeting. The user');
+    t.same(view(evs.slice(-4)), [
+      { type: 'usage', inputTokens: 43, outputTokens: 10, totalTokens: 53, reasoningTokens: 11, cachedInputTokens: 0 },
+      { type: 'error', code: '400', message: 'Token limit reached', terminal: true },
+      { type: 'done', stopReason: 'error', providerReason: 'length' },
+      { type: 'raw' },
+    ]);
+    t.equal((evs.at(-1) as { event: unknown }).event, '[DONE]');
+    t.match(ofType(evs, 'error')[0]!.raw, { error: { code: 400 } }, 'error.raw is the chunk');
+    t.end();
+  });
+
+  t.test('long tool arguments with obfuscation', (t) => {
+    const evs = c('pydantic-ai--long-tool-arguments-obfuscation.sse');
+    const deltas = ofType(evs, 'tool_call_delta');
+    t.ok(deltas.length > 40);
+    const done = ofType(evs, 'tool_call_done');
+    t.equal(done.length, 1);
+    t.equal(done[0]!.name, 'final_result');
+    t.equal(done[0]!.arguments, deltas.map((d) => d.argumentsDelta).join(''));
+    t.same(JSON.parse(done[0]!.arguments), {
+      answers: [
+        { label: 'Capital', answer: 'The capital of Mexico is Mexico City.' },
+        { label: 'Weather', answer: 'The weather in Mexico City is currently sunny.' },
+        { label: 'Product Name', answer: 'The product name is Pydantic AI.' },
+      ],
+    });
+    t.match(ofType(evs, 'usage'), [{ inputTokens: 448, outputTokens: 62, totalTokens: 510 }]);
+    t.match(mainDones(evs), [{ stopReason: 'tool_use', providerReason: 'tool_calls' }]);
+    t.end();
+  });
+
+  t.test('moderation chunk after usage: raw', (t) => {
+    const evs = c('pydantic-ai--moderation-field.sse');
+    t.equal(textOf(evs), 'Paris.');
+    t.same(
+      evs.slice(-3).map((e) => e.type),
+      ['usage', 'raw', 'done'],
+    );
+    t.match(evs.at(-2), { event: { choices: [], moderation: { input: { type: 'moderation_results' } } } });
+    t.equal(ofType(evs, 'usage').length, 1, '"usage": null chunks give no usage');
+    t.end();
+  });
+
+  t.test('parallel tool calls with obfuscation', (t) => {
+    const evs = c('pydantic-ai--parallel-tool-calls-obfuscation.sse');
+    t.same(
+      ofType(evs, 'tool_call_done').map((e) => [e.index, e.name, e.arguments]),
+      [
+        [0, 'get_country', '{}'],
+        [1, 'get_product_name', '{}'],
+      ],
+    );
+    t.match(ofType(evs, 'usage'), [{ inputTokens: 364, outputTokens: 40, totalTokens: 404 }]);
+    t.end();
+  });
+
+  t.end();
+});
+
+// ---------------------------------------------------------------- edge cases
+
+t.test('start {null, null} before the first non-raw event when no chunk has an id or model', (t) => {
+  const anon = (choices: object[]) => ({ id: '', object: '', created: 0, model: '', choices });
+  const evs = run(sse(anon([]), anon([delta({ content: 'Hi' })]), anon([delta({}, 'stop')]), '[DONE]'));
+  t.same(view(evs), [
+    { type: 'raw' },
+    { type: 'start', id: null, model: null, dialect: 'openai-chat' },
+    { type: 'text_delta', index: 0, text: 'Hi' },
+    { type: 'raw' },
+    { type: 'done', stopReason: 'end', providerReason: 'stop' },
+  ]);
+  const onlyDone = run(sse(anon([]), '[DONE]'));
+  t.same(view(onlyDone), [
+    { type: 'raw' },
+    { type: 'start', id: null, model: null, dialect: 'openai-chat' },
+    { type: 'done', stopReason: 'end', providerReason: null },
+  ]);
+  const cut = run(sse(anon([])));
+  t.same(
+    cut.map((e) => e.type),
+    ['raw', 'start', 'error', 'done'],
+    'cut after a raw-only chunk: start still precedes the incomplete_stream error',
+  );
+  t.end();
+});
+
+t.test('finish_reason mapping', (t) => {
+  const cases: [string | null, boolean, string, string | null][] = [
+    ['stop', false, 'end', 'stop'],
+    ['length', false, 'max_tokens', 'length'],
+    ['tool_calls', true, 'tool_use', 'tool_calls'],
+    ['function_call', true, 'tool_use', 'function_call'],
+    ['content_filter', false, 'refusal', 'content_filter'],
+    ['eos', false, 'other', 'eos'],
+    [null, false, 'end', null],
+    [null, true, 'tool_use', null],
+    ['stop', true, 'tool_use', 'stop'],
+  ];
+  for (const [reason, withTool, stop, provider] of cases) {
+    const first = withTool
+      ? delta({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'f', arguments: '{}' } }] })
+      : delta({ content: 'x' });
+    const evs = run(sse(chunk([first]), chunk([delta({}, reason)]), '[DONE]'));
+    t.same(view(mainDones(evs)), [{ type: 'done', stopReason: stop, providerReason: provider }], `${reason} tools=${withTool}`);
+    if (withTool) t.equal(ofType(evs, 'tool_call_done').length, 1, 'call closed once');
+  }
+  t.end();
+});
+
+t.test('reasoning: reasoning_content and reasoning, never both, never empty', (t) => {
+  const evs = run(
+    sse(
+      chunk([delta({ role: 'assistant', reasoning_content: '' })]),
+      chunk([delta({ reasoning_content: 'a', reasoning: 'a' })]),
+      chunk([delta({ reasoning: 'b', reasoning_content: null })]),
+      chunk([delta({ reasoning: '' , content: 'c' })]),
+      chunk([delta({}, 'stop')]),
+      '[DONE]',
+    ),
+  );
+  t.same(
+    evs.filter((e) => e.type === 'reasoning_delta' || e.type === 'text_delta').map((e) => [e.type, (e as { text: string }).text]),
+    [
+      ['reasoning_delta', 'a'],
+      ['reasoning_delta', 'b'],
+      ['text_delta', 'c'],
+    ],
+  );
+  t.end();
+});
+
+t.test('tool calls: same id repeated is one call, a new id at the same index is a new call', (t) => {
+  const tc = (id: string | undefined, name: string | undefined, args: string | null) => ({
+    index: 0,
+    ...(id === undefined ? {} : { id }),
+    type: 'function',
+    function: { ...(name === undefined ? {} : { name }), arguments: args },
+  });
+  const evs = run(
+    sse(
+      chunk([delta({ tool_calls: [tc('A', 'one', '')] })]),
+      chunk([delta({ tool_calls: [tc('A', 'one', '{"x":')] })]),
+      chunk([delta({ tool_calls: [tc(undefined, undefined, '1}')] })]),
+      chunk([delta({ tool_calls: [tc('B', 'two', '{}')] })]),
+      chunk([delta({}, 'tool_calls')]),
+      chunk([delta({ tool_calls: [tc(undefined, undefined, 'late')] })]),
+      '[DONE]',
+    ),
+  );
+  t.same(view(evs.slice(1)), [
+    { type: 'tool_call_start', index: 0, id: 'A', name: 'one' },
+    { type: 'tool_call_delta', index: 0, id: 'A', argumentsDelta: '{"x":' },
+    { type: 'tool_call_delta', index: 0, id: 'A', argumentsDelta: '1}' },
+    { type: 'tool_call_done', index: 0, id: 'A', name: 'one', arguments: '{"x":1}' },
+    { type: 'tool_call_start', index: 0, id: 'B', name: 'two' },
+    { type: 'tool_call_delta', index: 0, id: 'B', argumentsDelta: '{}' },
+    { type: 'tool_call_done', index: 0, id: 'B', name: 'two', arguments: '{}' },
+    { type: 'raw' }, // a fragment after finish_reason has no open call: kept as raw
+    { type: 'done', stopReason: 'tool_use', providerReason: 'tool_calls' },
+  ]);
+  t.end();
+});
+
+t.test('tool calls: missing id is synthesized; legacy function_call', (t) => {
+  const evs = run(
+    sse(
+      chunk([delta({ tool_calls: [{ index: 2, function: { name: 'f', arguments: '{"a":' } }] })]),
+      chunk([delta({ tool_calls: [{ index: 2, id: 'late_id', function: { arguments: '2}' } }] })]),
+      chunk([delta({}, 'tool_calls')]),
+      '[DONE]',
+    ),
+  );
+  t.same(view(ofType(evs, 'tool_call_done')), [
+    { type: 'tool_call_done', index: 2, id: 'call_2', name: 'f', arguments: '{"a":2}' },
+  ]);
+  const legacy = run(
+    sse(
+      chunk([delta({ role: 'assistant', content: null, function_call: { name: 'lookup', arguments: '' } })]),
+      chunk([delta({ function_call: { arguments: '{"q":"x"}' } })]),
+      chunk([delta({}, 'function_call')]),
+      '[DONE]',
+    ),
+  );
+  t.same(view(legacy.slice(1)), [
+    { type: 'tool_call_start', index: 0, id: 'call_0', name: 'lookup' },
+    { type: 'tool_call_delta', index: 0, id: 'call_0', argumentsDelta: '{"q":"x"}' },
+    { type: 'tool_call_done', index: 0, id: 'call_0', name: 'lookup', arguments: '{"q":"x"}' },
+    { type: 'done', stopReason: 'tool_use', providerReason: 'function_call' },
+  ]);
+  t.end();
+});
+
+t.test('n>1 tool calls carry choice; error and cut-off give every choice a done', (t) => {
+  const call = { index: 0, id: 'call_k1', type: 'function', function: { name: 'f', arguments: '{}' } };
+  const evs = run(
+    sse(
+      chunk([delta({ content: 'zero' }, null, 0)]),
+      chunk([delta({ tool_calls: [call] }, null, 1)]),
+      chunk([delta({}, 'tool_calls', 1)]),
+      chunk([delta({}, 'stop', 0)]),
+      '[DONE]',
+    ),
+  );
+  t.same(view(evs.slice(1)), [
+    { type: 'text_delta', index: 0, text: 'zero' },
+    { type: 'tool_call_start', index: 0, id: 'call_k1', name: 'f', choice: 1 },
+    { type: 'tool_call_delta', index: 0, id: 'call_k1', argumentsDelta: '{}', choice: 1 },
+    { type: 'tool_call_done', index: 0, id: 'call_k1', name: 'f', arguments: '{}', choice: 1 },
+    { type: 'raw' },
+    { type: 'done', stopReason: 'tool_use', providerReason: 'tool_calls', choice: 1 },
+    { type: 'done', stopReason: 'end', providerReason: 'stop' },
+  ]);
+
+  const cut = run(sse(chunk([delta({ content: 'a' }, null, 0)]), chunk([delta({ content: 'b' }, 'stop', 1)])));
+  t.same(view(cut.slice(1)), [
+    { type: 'text_delta', index: 0, text: 'a' },
+    { type: 'text_delta', index: 0, text: 'b', choice: 1 },
+    { type: 'error', code: 'incomplete_stream', message: "input ended before the response's terminal event", terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: 'stop', choice: 1 },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+
+  const failed = run(
+    sse(
+      chunk([delta({ content: 'a' }, null, 0)]),
+      chunk([delta({ content: 'b' }, null, 1)]),
+      { error: { message: 'overloaded', type: 'server_error', code: null } },
+    ),
+  );
+  t.same(view(failed.slice(-3)), [
+    { type: 'error', code: 'server_error', message: 'overloaded', terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null, choice: 1 },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  t.end();
+});
+
+t.test('error chunk closes open calls first; a string error is understood', (t) => {
+  const evs = run(
+    sse(
+      chunk([delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'f', arguments: '{"a"' } }] })]),
+      chunk([delta({}, 'error')], { error: 'upstream disconnected' }),
+      '[DONE]',
+    ),
+  );
+  t.same(view(evs.slice(1)), [
+    { type: 'tool_call_start', index: 0, id: 'c1', name: 'f' },
+    { type: 'tool_call_delta', index: 0, id: 'c1', argumentsDelta: '{"a"' },
+    { type: 'tool_call_done', index: 0, id: 'c1', name: 'f', arguments: '{"a"' },
+    { type: 'error', code: 'provider_error', message: 'upstream disconnected', terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: 'error' },
+    { type: 'raw' },
+  ]);
+  t.end();
+});
+
+t.test('an error as the first payload under an explicit dialect: error + done, no start', (t) => {
+  const evs = run(sse({ error: { message: 'Rate limit', type: 'rate_limit_error', code: 'rate_limit_exceeded' } }));
+  t.same(view(evs), [
+    { type: 'error', code: 'rate_limit_exceeded', message: 'Rate limit', terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  t.end();
+});
+
+t.test('two responses back to back: each gets start … done', (t) => {
+  const one = sse(chunk([delta({ content: 'one' }, 'stop')]), '[DONE]');
+  const two = sse({ ...chunk([delta({ content: 'two' }, 'length')]), id: 'chatcmpl-t2' }, '[DONE]');
+  const evs = run(one + two);
+  t.same(view(evs), [
+    { type: 'start', id: 'chatcmpl-t1', model: 'gpt-4o', dialect: 'openai-chat' },
+    { type: 'text_delta', index: 0, text: 'one' },
+    { type: 'done', stopReason: 'end', providerReason: 'stop' },
+    { type: 'start', id: 'chatcmpl-t2', model: 'gpt-4o', dialect: 'openai-chat' },
+    { type: 'text_delta', index: 0, text: 'two' },
+    { type: 'done', stopReason: 'max_tokens', providerReason: 'length' },
+  ]);
+  t.end();
+});
+
+t.test('usage: cached tokens, DeepSeek fallback, total from input+output', (t) => {
+  const u = (usage: object) => ofType(run(sse(chunk([], { usage }), '[DONE]')), 'usage')[0]!;
+  t.match(u({ prompt_tokens: 100, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 64 } }), {
+    inputTokens: 100,
+    outputTokens: 20,
+    totalTokens: 120,
+    cachedInputTokens: 64,
+    reasoningTokens: null,
+  });
+  t.match(u({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_cache_hit_tokens: 8 }), {
+    cachedInputTokens: 8,
+  });
+  // OpenAI semantics: completion already includes reasoning.
+  t.match(u({ prompt_tokens: 10, completion_tokens: 50, completion_tokens_details: { reasoning_tokens: 40 } }), {
+    outputTokens: 50,
+    reasoningTokens: 40,
+    totalTokens: 60,
+  });
+  // …unless total_tokens proves the reasoning tokens were left out.
+  t.match(
+    u({ prompt_tokens: 10, completion_tokens: 10, total_tokens: 60, completion_tokens_details: { reasoning_tokens: 40 } }),
+    { outputTokens: 50, totalTokens: 60 },
+  );
+  t.match(u({}), { inputTokens: null, outputTokens: null, totalTokens: null });
+  t.end();
+});
+
+t.test('bad provider data never throws', (t) => {
+  const evs = run(
+    sse(
+      chunk([null, 3, { index: 'x', delta: 'nope' }, { index: 0, delta: { tool_calls: [null, { function: 7 }] } }] as object[]),
+      chunk('not-an-array' as unknown as object[], { usage: [] }),
+      [1, 2],
+      '[DONE]',
+    ),
+  );
+  t.equal(mainDones(evs).length, 1);
+  t.match(mainDones(evs), [{ stopReason: 'tool_use' }], 'the id-less, name-less fragment still made a call');
+  t.match(ofType(evs, 'tool_call_start'), [{ index: 1, id: 'call_1', name: '' }]);
+  t.end();
+});

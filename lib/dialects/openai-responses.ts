@@ -1,3 +1,487 @@
-import { stubDialect } from './stub.js';
+/**
+ * OpenAI Responses API SSE → unified events. The same handler serves xAI's
+ * Responses endpoint (see xai-responses.ts); the only behavioural difference is
+ * passed in as an option.
+ *
+ * Skeleton: response.created → response.in_progress → (output_item.added →
+ * item events → output_item.done)* → response.completed | incomplete | failed,
+ * or an `error` event (usually followed by response.failed). Every payload
+ * carries `sequence_number` (the resume cursor); there is no `[DONE]`.
+ */
+import type {
+  DialectName,
+  Json,
+  JsonObject,
+  StopReason,
+  TextDeltaEvent,
+  UnifiedEvent,
+} from '../events.js';
+import { arr, doneEvent, errorEvent, num, obj, str, usageEvent } from './helpers.js';
+import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
 
-export const openaiResponses = stubDialect('openai-responses');
+export interface ResponsesDialectOptions {
+  readonly name: DialectName;
+  /**
+   * True when `custom_tool_call` items are run by the server (xAI's x_search
+   * tools appear as such items): they still go through the tool_call path,
+   * but do not make a completed response end in `tool_use`.
+   */
+  readonly hostedCustomToolCalls: boolean;
+}
+
+/** Output items that go through the tool_call start/delta/done path. */
+type CallKind = 'function' | 'custom' | 'mcp';
+
+interface Call {
+  /** output_index of the item. */
+  index: number;
+  /** call_id (function/custom), item id (mcp), or `call_<index>`. */
+  id: string;
+  name: string;
+  kind: CallKind;
+  /** Streamed argument fragments (joined only when no authoritative value comes). */
+  parts: string[];
+  done: boolean;
+}
+
+function callKind(itemType: string | undefined): CallKind | undefined {
+  switch (itemType) {
+    case 'function_call':
+      return 'function';
+    case 'custom_tool_call':
+      return 'custom';
+    case 'mcp_call':
+      return 'mcp';
+    default:
+      return undefined;
+  }
+}
+
+/** Where a call item keeps its arguments text: custom tools take free-form `input`. */
+function argumentsOf(item: JsonObject | undefined, kind: CallKind): string | undefined {
+  return str(item?.[kind === 'custom' ? 'input' : 'arguments']);
+}
+
+function joined(parts: string[]): string {
+  return parts.length === 1 ? parts[0]! : parts.join('');
+}
+
+/** `{type:'error', code, message}` (documented) or `{type:'error', error:{type, code, message}}` (observed). */
+function readError(p: JsonObject): { code: string; message: string } {
+  const inner = obj(p['error']);
+  const code =
+    str(inner?.['code']) ?? str(inner?.['type']) ?? str(p['code']) ?? 'provider_error';
+  const message = str(inner?.['message']) ?? str(p['message']) ?? code;
+  return { code, message };
+}
+
+export function createResponsesDialect(options: ResponsesDialectOptions): DialectDefinition {
+  const hostedCustom = options.hostedCustomToolCalls;
+
+  function createResponse(ctx: DialectContext): ResponseHandler {
+    let started = false;
+    let responseId: string | null = null;
+    /** sequence_number of the payload being handled: stamped on every event it produces. */
+    let cursor: number | undefined;
+    /** Highest sequence_number seen (the first one seen is the baseline: resumed streams start anywhere). */
+    let lastSeq: number | undefined;
+    /**
+     * An `error` event was emitted. Its `done` is deferred: OpenAI follows it
+     * with `response.failed` for the same response, and emitting `done` at the
+     * error would make the normalizer open a second response for that
+     * response.failed. So `done {error}` comes at response.failed (or any
+     * other terminal event), at a `[DONE]`, at a new response.created, or from
+     * onIncomplete when the input ends right after the error.
+     */
+    let errorSeen = false;
+    /** A function call (or client-side custom tool call) was seen: completed → tool_use. */
+    let clientCall = false;
+    const callsById = new Map<string, Call>();
+    const callsByIndex = new Map<number, Call>();
+
+    function out(ev: UnifiedEvent): void {
+      if (cursor !== undefined) ev.cursor = cursor;
+      ctx.emit(ev);
+    }
+
+    function raw(payload: Json): void {
+      out({ type: 'raw', event: payload });
+    }
+
+    function begin(p: JsonObject): void {
+      started = true;
+      const response = obj(p['response']);
+      responseId = str(response?.['id']) ?? null;
+      out({ type: 'start', id: responseId, model: str(response?.['model']) ?? null });
+    }
+
+    function checkSequence(seq: number): void {
+      const last = lastSeq;
+      if (last === undefined) {
+        lastSeq = seq;
+        return;
+      }
+      if (seq !== last + 1) {
+        const message =
+          seq <= last
+            ? `sequence_number ${seq} after ${last}: out of order or repeated`
+            : `sequence_number ${seq} after ${last}: ${seq - last - 1} event(s) missing`;
+        out(errorEvent('sequence_gap', message, false));
+      }
+      if (seq > last) lastSeq = seq;
+    }
+
+    // --- deltas -----------------------------------------------------------
+
+    function onText(p: JsonObject, refusal: boolean): void {
+      const text = str(p['delta']);
+      if (text === undefined || text === '') {
+        raw(p);
+        return;
+      }
+      const index = num(p['output_index']) ?? 0;
+      const contentIndex = num(p['content_index']);
+      const ev: TextDeltaEvent =
+        contentIndex === undefined
+          ? { type: 'text_delta', index, text }
+          : { type: 'text_delta', index, contentIndex, text };
+      if (refusal) ev.refusal = true;
+      out(ev);
+    }
+
+    function onReasoning(p: JsonObject, positionKey: 'summary_index' | 'content_index'): void {
+      const text = str(p['delta']);
+      if (text === undefined || text === '') {
+        raw(p);
+        return;
+      }
+      const index = num(p['output_index']) ?? 0;
+      const contentIndex = num(p[positionKey]);
+      out(
+        contentIndex === undefined
+          ? { type: 'reasoning_delta', index, text }
+          : { type: 'reasoning_delta', index, contentIndex, text },
+      );
+    }
+
+    // --- tool calls -------------------------------------------------------
+
+    function findCall(itemId: string | undefined, index: number | undefined): Call | undefined {
+      return (itemId === undefined ? undefined : callsById.get(itemId)) ?? (index === undefined ? undefined : callsByIndex.get(index));
+    }
+
+    /** Registers a call and emits its tool_call_start. */
+    function openCall(itemId: string | undefined, index: number, kind: CallKind, callId: string | undefined, name: string): Call {
+      const id = callId !== undefined && callId !== '' ? callId : `call_${index}`;
+      const call: Call = { index, id, name, kind, parts: [], done: false };
+      if (itemId !== undefined) callsById.set(itemId, call);
+      callsByIndex.set(index, call);
+      if (kind === 'function' || (kind === 'custom' && !hostedCustom)) clientCall = true;
+      out({ type: 'tool_call_start', index, id, name });
+      return call;
+    }
+
+    function openCallFromItem(item: JsonObject, index: number, kind: CallKind): Call {
+      // mcp_call items have no call_id: their item id is what identifies them.
+      const callId = kind === 'mcp' ? str(item['id']) : str(item['call_id']);
+      return openCall(str(item['id']), index, kind, callId, str(item['name']) ?? '');
+    }
+
+    /** A delta or done for an item whose output_item.added was not seen (a resumed stream). */
+    function openOrphan(p: JsonObject, kind: CallKind): Call {
+      const index = num(p['output_index']) ?? 0;
+      return openCall(str(p['item_id']), index, kind, kind === 'mcp' ? str(p['item_id']) : undefined, str(p['name']) ?? '');
+    }
+
+    function pushDelta(call: Call, delta: string): void {
+      call.parts.push(delta);
+      out({ type: 'tool_call_delta', index: call.index, id: call.id, argumentsDelta: delta });
+    }
+
+    /** Emits tool_call_done; a call whose arguments were never streamed first gets one delta holding them all. */
+    function finishCall(call: Call, args: string | undefined): void {
+      const text = args ?? joined(call.parts);
+      if (call.parts.length === 0 && text !== '') pushDelta(call, text);
+      call.done = true;
+      out({ type: 'tool_call_done', index: call.index, id: call.id, name: call.name, arguments: text });
+    }
+
+    function onItemAdded(p: JsonObject): void {
+      const item = obj(p['item']);
+      const kind = callKind(str(item?.['type']));
+      if (item === undefined || kind === undefined) {
+        raw(p); // messages, reasoning, hosted tools (web/file search, code interpreter, image generation, apply_patch, shell…)
+        return;
+      }
+      const call = openCallFromItem(item, num(p['output_index']) ?? 0, kind);
+      // Some endpoints deliver the whole call in the added item.
+      const initial = argumentsOf(item, kind);
+      if (initial !== undefined && initial !== '') pushDelta(call, initial);
+    }
+
+    function onToolDelta(p: JsonObject, kind: CallKind): void {
+      const call = findCall(str(p['item_id']), num(p['output_index'])) ?? openOrphan(p, kind);
+      const delta = str(p['delta']);
+      if (call.done || delta === undefined || delta === '') raw(p);
+      else pushDelta(call, delta);
+    }
+
+    function onToolDone(p: JsonObject, kind: CallKind): void {
+      const call = findCall(str(p['item_id']), num(p['output_index'])) ?? openOrphan(p, kind);
+      if (call.done) {
+        raw(p);
+        return;
+      }
+      if (call.name === '') call.name = str(p['name']) ?? '';
+      // The done value is authoritative (custom tools: free-form `input` text).
+      finishCall(call, str(p[kind === 'custom' ? 'input' : 'arguments']));
+    }
+
+    function onItemDone(p: JsonObject): void {
+      const item = obj(p['item']);
+      const type = str(item?.['type']);
+      const index = num(p['output_index']) ?? 0;
+      if (type === 'reasoning') {
+        const signature = str(item!['encrypted_content']);
+        if (signature !== undefined && signature !== '') out({ type: 'signature', index, signature, kind: 'encrypted_content' });
+      } else {
+        const kind = callKind(type);
+        if (item !== undefined && kind !== undefined) {
+          const call = findCall(str(item['id']), index) ?? openCallFromItem(item, index, kind);
+          if (call.name === '') call.name = str(item['name']) ?? '';
+          if (!call.done) finishCall(call, argumentsOf(item, kind));
+        }
+      }
+      // The item itself (id, status, summary, mcp output…) stays available.
+      raw(p);
+    }
+
+    /** Calls still open at a terminal event end with what was streamed, else the final output item's value. */
+    function finishOpenCalls(output: Json[] | undefined): void {
+      for (const call of callsByIndex.values()) {
+        if (call.done) continue;
+        let args: string | undefined;
+        if (call.parts.length === 0 && output !== undefined) {
+          const item = obj(output[call.index]);
+          if (item !== undefined && callKind(str(item['type'])) === call.kind) args = argumentsOf(item, call.kind);
+        }
+        finishCall(call, args);
+      }
+    }
+
+    function outputHasClientCall(output: Json[] | undefined): boolean {
+      if (output === undefined) return false;
+      for (const entry of output) {
+        const kind = callKind(str(obj(entry)?.['type']));
+        if (kind === 'function' || (kind === 'custom' && !hostedCustom)) return true;
+      }
+      return false;
+    }
+
+    // --- lifecycle and terminals -------------------------------------------
+
+    function emitUsage(response: JsonObject | undefined): void {
+      const u = obj(response?.['usage']);
+      if (u === undefined) return;
+      const input = num(u['input_tokens']);
+      const output = num(u['output_tokens']);
+      const total = num(u['total_tokens']);
+      out(
+        usageEvent(
+          {
+            inputTokens: input ?? null,
+            // Both OpenAI and xAI count reasoning inside output_tokens.
+            outputTokens: output ?? null,
+            totalTokens: total ?? (input !== undefined && output !== undefined ? input + output : null),
+            reasoningTokens: num(obj(u['output_tokens_details'])?.['reasoning_tokens']) ?? null,
+            cachedInputTokens: num(obj(u['input_tokens_details'])?.['cached_tokens']) ?? null,
+          },
+          u,
+        ),
+      );
+    }
+
+    /** completed / incomplete / failed / cancelled: the snapshot as raw, usage, then done. */
+    function onTerminal(p: JsonObject, type: string): void {
+      const response = obj(p['response']);
+      const output = arr(response?.['output']);
+      const status = str(response?.['status']);
+      raw(p); // the final Response object (output, moderation, annotations…)
+      finishOpenCalls(output);
+      let stop: StopReason;
+      let reason: string | null;
+      switch (type) {
+        case 'response.completed':
+          stop = clientCall || outputHasClientCall(output) ? 'tool_use' : 'end';
+          reason = status ?? 'completed';
+          break;
+        case 'response.incomplete': {
+          const why = str(obj(response?.['incomplete_details'])?.['reason']);
+          stop = why === 'max_output_tokens' ? 'max_tokens' : why === 'content_filter' ? 'refusal' : 'other';
+          reason = why ?? status ?? 'incomplete';
+          break;
+        }
+        case 'response.failed': {
+          stop = 'error';
+          reason = status ?? 'failed';
+          if (!errorSeen) {
+            // Not after an `error` event: that one already reported this failure.
+            const error = obj(response?.['error']);
+            const { code, message } = error === undefined ? { code: 'provider_error', message: 'response failed' } : readError({ error });
+            out(errorEvent(code, message, true, error ?? p));
+          }
+          break;
+        }
+        default: // response.cancelled
+          stop = 'other';
+          reason = status ?? 'cancelled';
+      }
+      emitUsage(response);
+      // After a terminal `error` event the response ended in error, whatever the later status says.
+      out(doneEvent(errorSeen ? 'error' : stop, reason));
+    }
+
+    function onError(p: JsonObject): void {
+      const { code, message } = readError(p);
+      out(errorEvent(code, message, true, p));
+      errorSeen = true; // done deferred: see errorSeen
+    }
+
+    /** Calls cut off at end of input are owed a done only when their text is already whole JSON. */
+    function finishParseableCalls(): void {
+      for (const call of callsByIndex.values()) {
+        if (call.done || call.parts.length === 0) continue;
+        try {
+          JSON.parse(joined(call.parts));
+        } catch {
+          continue;
+        }
+        finishCall(call, undefined);
+      }
+    }
+
+    /** A new response.created arrived while this response had no terminal event yet: close it. */
+    function cutOff(): void {
+      const seq = cursor;
+      cursor = undefined; // these events belong to the old response, not to the new payload
+      finishParseableCalls();
+      if (!errorSeen) out(errorEvent('incomplete_stream', 'a new response began before this response\'s terminal event', true));
+      out(doneEvent('error', null));
+      cursor = seq;
+    }
+
+    function dispatch(p: JsonObject, type: string): void {
+      // Hot types first: a string switch compares in order.
+      switch (type) {
+        case 'response.output_text.delta':
+          onText(p, false);
+          return;
+        case 'response.function_call_arguments.delta':
+          onToolDelta(p, 'function');
+          return;
+        case 'response.reasoning_summary_text.delta':
+          onReasoning(p, 'summary_index');
+          return;
+        case 'response.reasoning_text.delta':
+          onReasoning(p, 'content_index');
+          return;
+        case 'response.custom_tool_call_input.delta':
+          onToolDelta(p, 'custom');
+          return;
+        case 'response.mcp_call_arguments.delta':
+          onToolDelta(p, 'mcp');
+          return;
+        case 'response.refusal.delta':
+          onText(p, true);
+          return;
+        case 'response.output_item.added':
+          onItemAdded(p);
+          return;
+        case 'response.output_item.done':
+          onItemDone(p);
+          return;
+        case 'response.function_call_arguments.done':
+          onToolDone(p, 'function');
+          return;
+        case 'response.custom_tool_call_input.done':
+          onToolDone(p, 'custom');
+          return;
+        case 'response.mcp_call_arguments.done':
+          onToolDone(p, 'mcp');
+          return;
+        case 'response.completed':
+        case 'response.incomplete':
+        case 'response.failed':
+        case 'response.cancelled':
+          onTerminal(p, type);
+          return;
+        case 'error':
+          onError(p);
+          return;
+        default:
+          // created/queued/in_progress snapshots, content_part.*, *.done texts (they repeat the
+          // streamed text), annotations, hosted-tool progress, image partials, unknown types.
+          raw(p);
+      }
+    }
+
+    return {
+      onPayload(payload) {
+        const p = obj(payload);
+        if (p === undefined) {
+          cursor = undefined;
+          raw(payload);
+          return;
+        }
+        const type = str(p['type']) ?? '';
+        const seq = num(p['sequence_number']);
+        cursor = seq;
+        if (!started) {
+          if (type === '' && obj(p['error']) !== undefined) {
+            // A plain JSON error body (HTTP 4xx) when the dialect was forced: no response began.
+            const { code, message } = readError(p);
+            out(errorEvent(code, message, true, p));
+            out(doneEvent('error', null));
+            return;
+          }
+          // Any first payload opens the response: a resumed stream starts at response.queued
+          // (or anywhere), with whatever id/model it carries.
+          begin(p);
+          if (seq !== undefined) lastSeq = seq;
+        } else {
+          if (type === 'response.created') {
+            const id = str(obj(p['response'])?.['id']);
+            if (id === undefined || id !== responseId) {
+              // response.created always opens a response: the previous one was cut off.
+              cutOff();
+              raw(p);
+              return;
+            }
+          }
+          if (seq !== undefined) checkSequence(seq);
+        }
+        dispatch(p, type);
+      },
+      onDoneSentinel() {
+        cursor = undefined;
+        // Responses streams have no [DONE]; after an `error` it marks the end of the failed response.
+        if (errorSeen) out(doneEvent('error', null));
+        else raw('[DONE]');
+      },
+      onIncomplete() {
+        cursor = undefined;
+        finishParseableCalls();
+        // The stream ended right after an `error` event: that error was terminal, so close here
+        // (and the normalizer adds no incomplete_stream error).
+        if (errorSeen) out(doneEvent('error', null));
+      },
+      get started() {
+        return started;
+      },
+    };
+  }
+
+  return { name: options.name, createResponse };
+}
+
+export const openaiResponses = createResponsesDialect({ name: 'openai-responses', hostedCustomToolCalls: false });

@@ -1,0 +1,755 @@
+import t, { type Test } from 'tap';
+import type { DialectOption, Json, JsonObject, UnifiedEvent } from '../../lib/events.js';
+import { decodeAll } from '../../lib/pipeline/events-stage.js';
+import { chunkings, quickChunkings } from '../helpers/chunks.js';
+import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+
+const DIALECT = 'openai-responses';
+
+function decode(input: Buffer | string | Buffer[], dialect: DialectOption = DIALECT): UnifiedEvent[] {
+  const chunks = Array.isArray(input) ? input : [typeof input === 'string' ? Buffer.from(input) : input];
+  return decodeAll(chunks, { dialect });
+}
+
+/** An SSE body the way OpenAI frames it: `event:` equal to the payload's type. */
+function sse(...payloads: object[]): string {
+  return payloads.map((p) => `event: ${(p as { type?: string }).type ?? 'message'}\ndata: ${JSON.stringify(p)}\n\n`).join('');
+}
+
+function isObj(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** One line per event: exact, readable expectations (raw payloads reduced to their type). */
+function line(e: UnifiedEvent): string {
+  let s: string;
+  switch (e.type) {
+    case 'start':
+      s = `start ${e.id} ${e.model}`;
+      break;
+    case 'text_delta':
+      s = `text ${e.index}/${e.contentIndex} ${JSON.stringify(e.text)}${e.refusal ? ' refusal' : ''}`;
+      break;
+    case 'reasoning_delta':
+      s = `reasoning ${e.index}/${e.contentIndex} ${JSON.stringify(e.text)}`;
+      break;
+    case 'tool_call_start':
+      s = `tool_start ${e.index} ${e.id} ${e.name}`;
+      break;
+    case 'tool_call_delta':
+      s = `tool_delta ${e.index} ${e.id} ${e.argumentsDelta}`;
+      break;
+    case 'tool_call_done':
+      s = `tool_done ${e.index} ${e.id} ${e.name} ${e.arguments}`;
+      break;
+    case 'signature':
+      s = `signature ${e.index} ${e.kind} ${e.signature}`;
+      break;
+    case 'usage':
+      s = `usage in=${e.inputTokens} out=${e.outputTokens} total=${e.totalTokens} reasoning=${e.reasoningTokens} cached=${e.cachedInputTokens}`;
+      break;
+    case 'done':
+      s = `done ${e.stopReason} ${e.providerReason}`;
+      break;
+    case 'error':
+      s = `error ${e.code} ${e.terminal ? 'terminal' : 'non-terminal'}`;
+      break;
+    case 'raw':
+      s = `raw ${isObj(e.event) ? String(e.event['type']) : JSON.stringify(e.event)}`;
+      break;
+    default:
+      s = e.type;
+  }
+  return e.cursor === undefined ? s : `${s} @${e.cursor}`;
+}
+
+const lines = (events: UnifiedEvent[]): string[] => events.map(line);
+
+/** Every chunking of `input` gives exactly the events of the whole input. */
+function sameUnderChunkings(tt: Test, input: Buffer, dialect: DialectOption = DIALECT, quick = false): void {
+  const want = JSON.stringify(decode(input, dialect));
+  let bad = 0;
+  for (const c of quick ? quickChunkings(input) : chunkings(input)) {
+    if (JSON.stringify(decode(c.chunks, dialect)) !== want) {
+      bad++;
+      tt.fail(`chunking ${c.name} differs`);
+      if (bad > 3) break;
+    }
+  }
+  if (bad === 0) tt.pass('identical under every chunking');
+}
+
+/** Splits events into responses: each starts at `start` (or at a lone done) and ends at its `done`. */
+function responses(events: UnifiedEvent[]): UnifiedEvent[][] {
+  const out: UnifiedEvent[][] = [];
+  let cur: UnifiedEvent[] | null = null;
+  for (const e of events) {
+    if (cur === null && (e.type === 'start' || e.type === 'done' || e.type === 'error' || e.type === 'text_delta')) cur = [];
+    if (cur !== null) cur.push(e);
+    if (e.type === 'done') {
+      out.push(cur!);
+      cur = null;
+    }
+  }
+  if (cur !== null) out.push(cur);
+  return out;
+}
+
+const texts = (events: UnifiedEvent[], type: 'text_delta' | 'reasoning_delta'): Map<string, string> => {
+  const m = new Map<string, string>();
+  for (const e of events) if (e.type === type) m.set(`${e.index}/${e.contentIndex}`, (m.get(`${e.index}/${e.contentIndex}`) ?? '') + e.text);
+  return m;
+};
+
+const rawPayloads = (events: UnifiedEvent[], type: string): JsonObject[] =>
+  events.flatMap((e) => (e.type === 'raw' && isObj(e.event) && e.event['type'] === type ? [e.event] : []));
+
+const ofType = <K extends UnifiedEvent['type']>(events: UnifiedEvent[], type: K): Extract<UnifiedEvent, { type: K }>[] =>
+  events.filter((e): e is Extract<UnifiedEvent, { type: K }> => e.type === type);
+
+// ---------------------------------------------------------------------------
+// Fixtures: exact event sequences
+
+t.test('fixture: text', (tt) => {
+  const input = fixture('openai-responses/text.sse');
+  const events = decode(input);
+  tt.same(lines(events), [
+    'start resp_text01 gpt-5.4-nano-2026-03-17 @0',
+    'raw response.created @0',
+    'raw response.in_progress @1',
+    'raw response.output_item.added @2',
+    'raw response.content_part.added @3',
+    'text 0/0 "Hel" @4',
+    'text 0/0 "lo, " @5',
+    'text 0/0 "wörld " @6',
+    'text 0/0 "— ok." @7',
+    'raw response.output_text.done @8',
+    'raw response.content_part.done @9',
+    'raw response.output_item.done @10',
+    'raw response.completed @11',
+    'usage in=12 out=6 total=18 reasoning=0 cached=0 @11',
+    'done end completed @11',
+  ]);
+  const start = events[0];
+  tt.equal(start?.type === 'start' ? start.dialect : undefined, DIALECT, 'start is stamped with the dialect');
+  const usage = ofType(events, 'usage')[0]!;
+  tt.same(usage.raw, { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 6, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 18 });
+  tt.same(lines(decode(input, 'auto')), lines(events), 'auto-detects openai-responses');
+  sameUnderChunkings(tt, input);
+  tt.end();
+});
+
+t.test('fixture: reasoning summary + encrypted content + fragmented function call + reasoning usage', (tt) => {
+  const input = fixture('openai-responses/reasoning-function-call.sse');
+  const events = decode(input);
+  tt.same(lines(events), [
+    'start resp_rfc01 gpt-5.4-2026-03-05 @0',
+    'raw response.created @0',
+    'raw response.in_progress @1',
+    'raw response.output_item.added @2',
+    'raw response.reasoning_summary_part.added @3',
+    'reasoning 0/0 "**Checking" @4',
+    'reasoning 0/0 "** the weather" @5',
+    'reasoning 0/0 " for Paris." @6',
+    'raw response.reasoning_summary_text.done @7',
+    'raw response.reasoning_summary_part.done @8',
+    'signature 0 encrypted_content gAAAAABpEncryptedBlobAAA== @9',
+    'raw response.output_item.done @9',
+    'tool_start 1 call_Xk2pWeather get_weather @10',
+    'tool_delta 1 call_Xk2pWeather {" @11',
+    'tool_delta 1 call_Xk2pWeather city @12',
+    'tool_delta 1 call_Xk2pWeather ":" @13',
+    'tool_delta 1 call_Xk2pWeather Par @14',
+    'tool_delta 1 call_Xk2pWeather is @15',
+    'tool_delta 1 call_Xk2pWeather ","unit":"c"} @16',
+    'tool_done 1 call_Xk2pWeather get_weather {"city":"Paris","unit":"c"} @17',
+    'raw response.output_item.done @18',
+    'raw response.completed @19',
+    'usage in=320 out=148 total=468 reasoning=128 cached=256 @19',
+    'done tool_use completed @19',
+  ]);
+  sameUnderChunkings(tt, input);
+  tt.end();
+});
+
+t.test('fixture: refusal', (tt) => {
+  const input = fixture('openai-responses/refusal.sse');
+  const events = decode(input);
+  tt.same(lines(events).slice(5), [
+    'text 0/0 "I\'m sorry," refusal @4',
+    'text 0/0 " but I can\'t help with that." refusal @5',
+    'raw response.refusal.done @6',
+    'raw response.content_part.done @7',
+    'raw response.output_item.done @8',
+    'raw response.completed @9',
+    'usage in=40 out=11 total=51 reasoning=0 cached=0 @9',
+    'done end completed @9',
+  ]);
+  const td = ofType(events, 'text_delta')[0]!;
+  tt.same(Object.keys(td), ['type', 'index', 'contentIndex', 'text', 'refusal', 'cursor'], 'refusal flag on the text event');
+  sameUnderChunkings(tt, input);
+  tt.end();
+});
+
+t.test('fixture: incomplete (max_output_tokens)', (tt) => {
+  const input = fixture('openai-responses/incomplete-max-output-tokens.sse');
+  const events = decode(input);
+  tt.same(lines(events).slice(-6), [
+    'raw response.output_text.done @7',
+    'raw response.content_part.done @8',
+    'raw response.output_item.done @9',
+    'raw response.incomplete @10',
+    'usage in=9 out=16 total=25 reasoning=0 cached=0 @10',
+    'done max_tokens max_output_tokens @10',
+  ]);
+  tt.equal(texts(events, 'text_delta').get('0/0'), 'Once upon a time, there');
+  sameUnderChunkings(tt, input);
+  tt.end();
+});
+
+t.test('fixture: mid-stream error followed by response.failed', (tt) => {
+  const input = fixture('openai-responses/error-then-failed.sse');
+  const events = decode(input);
+  tt.same(lines(events), [
+    'start resp_err01 gpt-5.4-2026-03-05 @0',
+    'raw response.created @0',
+    'raw response.in_progress @1',
+    'raw response.output_item.added @2',
+    'raw response.content_part.added @3',
+    'text 0/0 "Partial" @4',
+    'error server_error terminal @5',
+    // One response, one error, one done: response.failed closes it without repeating the error.
+    'raw response.failed @6',
+    'done error failed @6',
+  ]);
+  const err = ofType(events, 'error')[0]!;
+  tt.equal(err.message, 'The server had an error while processing your request.');
+  tt.match(err.raw, { type: 'error', code: 'server_error' });
+  sameUnderChunkings(tt, input);
+  tt.end();
+});
+
+t.test('fixture: sequence gap and out-of-order number', (tt) => {
+  const input = fixture('openai-responses/sequence-gap.sse');
+  const events = decode(input);
+  tt.same(lines(events).slice(4, 12), [
+    'raw response.content_part.added @3',
+    'error sequence_gap non-terminal @5',
+    'text 0/0 "a" @5',
+    'text 0/0 "b" @6',
+    'text 0/0 "c" @7',
+    'error sequence_gap non-terminal @6',
+    'text 0/0 "d" @6',
+    'raw response.output_text.done @8',
+  ]);
+  const gaps = ofType(events, 'error');
+  tt.equal(gaps.length, 2, 'one error per irregular number, none after it recovers');
+  tt.match(gaps[0]!.message, /5 after 3: 1 event\(s\) missing/);
+  tt.match(gaps[1]!.message, /6 after 7: out of order/);
+  tt.same(lines(events).slice(-2), ['usage in=5 out=4 total=9 reasoning=0 cached=0 @11', 'done end completed @11']);
+  sameUnderChunkings(tt, input);
+  tt.end();
+});
+
+t.test('fixture: two responses back to back', (tt) => {
+  const input = fixture('openai-responses/two-responses.sse');
+  const events = decode(input);
+  const rs = responses(events);
+  tt.equal(rs.length, 2);
+  tt.same(lines(rs[0]!).filter((l) => !l.startsWith('raw')), [
+    'start resp_log01 gpt-5.4-nano-2026-03-17 @0',
+    'text 0/0 "First" @4',
+    'text 0/0 " answer." @5',
+    'usage in=7 out=3 total=10 reasoning=0 cached=0 @9',
+    'done end completed @9',
+  ]);
+  tt.same(lines(rs[1]!).filter((l) => !l.startsWith('raw')), [
+    'start resp_log02 gpt-5.4-nano-2026-03-17 @0',
+    'text 0/0 "Second" @4',
+    'text 0/0 " answer." @5',
+    'usage in=8 out=3 total=11 reasoning=0 cached=0 @9',
+    'done end completed @9',
+  ]);
+  tt.equal(ofType(events, 'error').length, 0, 'the second response numbering from 0 is not a gap');
+  sameUnderChunkings(tt, input);
+  tt.end();
+});
+
+// ---------------------------------------------------------------------------
+// Edge cases built inline
+
+const created = (id: string, seq: number, model = 'gpt-5.4-nano'): object => ({
+  type: 'response.created',
+  sequence_number: seq,
+  response: { id, object: 'response', status: 'in_progress', model, output: [], usage: null },
+});
+const completed = (id: string, seq: number, output: object[] = [], usage: object | null = null): object => ({
+  type: 'response.completed',
+  sequence_number: seq,
+  response: { id, object: 'response', status: 'completed', model: 'gpt-5.4-nano', output, usage },
+});
+const textDelta = (delta: string, seq: number, outputIndex = 0): object => ({
+  type: 'response.output_text.delta',
+  item_id: 'msg_1',
+  output_index: outputIndex,
+  content_index: 0,
+  delta,
+  sequence_number: seq,
+});
+
+t.test('a resumed stream that starts mid-way opens the response with what it knows', (tt) => {
+  const events = decode(sse(textDelta('lo', 7), textDelta('', 8), completed('resp_r', 9)));
+  tt.same(lines(events), [
+    'start null null @7',
+    'text 0/0 "lo" @7',
+    'raw response.output_text.delta @8', // empty text: never a text_delta
+    'raw response.completed @9',
+    'done end completed @9',
+  ]);
+  tt.end();
+});
+
+t.test('error event at the end of input: done(error) from the handler, no incomplete_stream', (tt) => {
+  const err = { type: 'error', code: 'rate_limit_exceeded', message: 'Slow down', param: null, sequence_number: 2 };
+  const events = decode(sse(created('resp_e', 0), textDelta('Hi', 1), err));
+  tt.same(lines(events), [
+    'start resp_e gpt-5.4-nano @0',
+    'raw response.created @0',
+    'text 0/0 "Hi" @1',
+    'error rate_limit_exceeded terminal @2',
+    'done error null',
+  ]);
+  tt.equal(ofType(events, 'error')[0]!.message, 'Slow down');
+
+  const alone = decode(sse({ type: 'error', code: null, message: 'boom', sequence_number: 0 }));
+  tt.same(lines(alone), ['start null null @0', 'error provider_error terminal @0', 'done error null'], 'an error as first payload still makes one response');
+
+  const thenDone = decode(sse(created('resp_e', 0), err) + 'data: [DONE]\n\n');
+  tt.same(lines(thenDone).slice(-2), ['error rate_limit_exceeded terminal @2', 'done error null'], '[DONE] after an error closes it');
+  tt.end();
+});
+
+t.test('response.failed without a prior error event reports the error itself', (tt) => {
+  const failed = {
+    type: 'response.failed',
+    sequence_number: 1,
+    response: {
+      id: 'resp_f',
+      status: 'failed',
+      model: 'gpt-5.4-nano',
+      error: { code: 'server_error', message: 'Something broke' },
+      output: [],
+      usage: { input_tokens: 4, output_tokens: 0, total_tokens: 4 },
+    },
+  };
+  const events = decode(sse(created('resp_f', 0), failed));
+  tt.same(lines(events).slice(2), [
+    'raw response.failed @1',
+    'error server_error terminal @1',
+    'usage in=4 out=0 total=4 reasoning=null cached=null @1',
+    'done error failed @1',
+  ]);
+  tt.match(ofType(events, 'error')[0], { message: 'Something broke', raw: { code: 'server_error' } });
+  tt.end();
+});
+
+t.test('incomplete with content_filter → refusal; other reasons → other; cancelled → other', (tt) => {
+  const incomplete = (reason: string | null): object => ({
+    type: 'response.incomplete',
+    sequence_number: 1,
+    response: { id: 'resp_i', status: 'incomplete', incomplete_details: reason === null ? null : { reason }, output: [], usage: null },
+  });
+  tt.same(lines(decode(sse(created('resp_i', 0), incomplete('content_filter')))).at(-1), 'done refusal content_filter @1');
+  tt.same(lines(decode(sse(created('resp_i', 0), incomplete('max_prompt_tokens')))).at(-1), 'done other max_prompt_tokens @1');
+  tt.same(lines(decode(sse(created('resp_i', 0), incomplete(null)))).at(-1), 'done other incomplete @1');
+  const cancelled = { type: 'response.cancelled', sequence_number: 1, response: { id: 'resp_i', status: 'cancelled', output: [] } };
+  tt.same(lines(decode(sse(created('resp_i', 0), cancelled))).at(-1), 'done other cancelled @1');
+  tt.end();
+});
+
+t.test('tool calls: item done without arguments.done, whole call in one item, custom tool, hosted tools', (tt) => {
+  const fcAdded = {
+    type: 'response.output_item.added',
+    output_index: 0,
+    item: { id: 'fc_1', type: 'function_call', status: 'in_progress', arguments: '', call_id: 'call_1', name: 'lookup' },
+    sequence_number: 1,
+  };
+  const fcDelta = { type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 0, delta: '{"q":1', sequence_number: 2 };
+  const fcItemDone = {
+    type: 'response.output_item.done',
+    output_index: 0,
+    item: { id: 'fc_1', type: 'function_call', status: 'completed', arguments: '{"q":1}', call_id: 'call_1', name: 'lookup' },
+    sequence_number: 3,
+  };
+  tt.same(lines(decode(sse(created('resp_t', 0), fcAdded, fcDelta, fcItemDone, completed('resp_t', 4)))).slice(2), [
+    'tool_start 0 call_1 lookup @1',
+    'tool_delta 0 call_1 {"q":1 @2',
+    'tool_done 0 call_1 lookup {"q":1} @3',
+    'raw response.output_item.done @3',
+    'raw response.completed @4',
+    'done tool_use completed @4',
+  ], 'output_item.done supplies the done when arguments.done never came');
+
+  const whole = { ...fcItemDone, sequence_number: 1 };
+  tt.same(lines(decode(sse(created('resp_t', 0), whole, completed('resp_t', 2)))).slice(2), [
+    'tool_start 0 call_1 lookup @1',
+    'tool_delta 0 call_1 {"q":1} @1',
+    'tool_done 0 call_1 lookup {"q":1} @1',
+    'raw response.output_item.done @1',
+    'raw response.completed @2',
+    'done tool_use completed @2',
+  ], 'a call seen only whole still goes start → one delta → done');
+
+  const ctAdded = {
+    type: 'response.output_item.added',
+    output_index: 0,
+    item: { id: 'ctc_1', type: 'custom_tool_call', status: 'in_progress', call_id: 'call_c', name: 'run_sql', input: '' },
+    sequence_number: 1,
+  };
+  const ctDelta = { type: 'response.custom_tool_call_input.delta', item_id: 'ctc_1', output_index: 0, delta: 'SELECT 1', sequence_number: 2 };
+  const ctDone = { type: 'response.custom_tool_call_input.done', item_id: 'ctc_1', output_index: 0, input: 'SELECT 1;', sequence_number: 3 };
+  tt.same(lines(decode(sse(created('resp_c', 0), ctAdded, ctDelta, ctDone, completed('resp_c', 4)))).slice(2), [
+    'tool_start 0 call_c run_sql @1',
+    'tool_delta 0 call_c SELECT 1 @2',
+    'tool_done 0 call_c run_sql SELECT 1; @3', // the authoritative input text, not the concatenated deltas
+    'raw response.completed @4',
+    'done tool_use completed @4',
+  ], 'custom tool input text goes the same path and makes tool_use on OpenAI');
+
+  const wsAdded = { type: 'response.output_item.added', output_index: 0, item: { id: 'ws_1', type: 'web_search_call', status: 'in_progress' }, sequence_number: 1 };
+  const shell = { type: 'response.shell_call_command.delta', output_index: 0, item_id: 'sh_1', delta: 'ls', sequence_number: 2 };
+  tt.same(lines(decode(sse(created('resp_h', 0), wsAdded, shell, completed('resp_h', 3)))).slice(2), [
+    'raw response.output_item.added @1',
+    'raw response.shell_call_command.delta @2',
+    'raw response.completed @3',
+    'done end completed @3',
+  ], 'hosted tools stay raw');
+
+  const orphanDone = { type: 'response.function_call_arguments.done', item_id: 'fc_9', output_index: 3, arguments: '{}', name: 'ping', sequence_number: 5 };
+  tt.same(lines(decode(sse(orphanDone))).slice(0, 4), [
+    'start null null @5',
+    'tool_start 3 call_3 ping @5',
+    'tool_delta 3 call_3 {} @5',
+    'tool_done 3 call_3 ping {} @5',
+  ], 'a resumed stream that missed the added item still gets start/delta/done, with a synthetic id');
+  tt.end();
+});
+
+t.test('cut-off input: parseable tool arguments are finished, then incomplete_stream + done(error)', (tt) => {
+  const a = { type: 'response.output_item.added', output_index: 0, item: { id: 'fc_a', type: 'function_call', arguments: '', call_id: 'call_a', name: 'a' }, sequence_number: 1 };
+  const b = { type: 'response.output_item.added', output_index: 1, item: { id: 'fc_b', type: 'function_call', arguments: '', call_id: 'call_b', name: 'b' }, sequence_number: 2 };
+  const da = { type: 'response.function_call_arguments.delta', item_id: 'fc_a', output_index: 0, delta: '{"x":1}', sequence_number: 3 };
+  const db = { type: 'response.function_call_arguments.delta', item_id: 'fc_b', output_index: 1, delta: '{"y":', sequence_number: 4 };
+  tt.same(lines(decode(sse(created('resp_x', 0), a, b, da, db))).slice(-3), [
+    'tool_done 0 call_a a {"x":1}',
+    'error incomplete_stream terminal',
+    'done error null',
+  ]);
+  tt.end();
+});
+
+t.test('a new response.created while a response is open closes the first one', (tt) => {
+  const events = decode(sse(created('resp_1', 0), textDelta('cut', 1), created('resp_2', 0), { type: 'response.in_progress', sequence_number: 1, response: { id: 'resp_2', model: 'gpt-5.4-nano', status: 'in_progress' } }, textDelta('ok', 2), completed('resp_2', 3)));
+  tt.same(lines(events), [
+    'start resp_1 gpt-5.4-nano @0',
+    'raw response.created @0',
+    'text 0/0 "cut" @1',
+    'error incomplete_stream terminal',
+    'done error null',
+    'raw response.created @0',
+    'start resp_2 gpt-5.4-nano @1',
+    'raw response.in_progress @1',
+    'text 0/0 "ok" @2',
+    'raw response.completed @3',
+    'done end completed @3',
+  ]);
+  const repeated = decode(sse(created('resp_1', 0), created('resp_1', 1), completed('resp_1', 2)));
+  tt.equal(ofType(repeated, 'done').length, 1, 'the same response id repeated is not a new response');
+  tt.end();
+});
+
+t.test('unknown types and odd payloads never throw', (tt) => {
+  const events = decode(sse(created('resp_u', 0), { type: 'response.future_thing', sequence_number: 1, x: [1] }, { sequence_number: 2 }, completed('resp_u', 3)) + 'data: 42\n\n');
+  tt.same(lines(events), [
+    'start resp_u gpt-5.4-nano @0',
+    'raw response.created @0',
+    'raw response.future_thing @1',
+    'raw undefined @2',
+    'raw response.completed @3',
+    'done end completed @3',
+    'raw 42',
+  ]);
+  tt.end();
+});
+
+t.test('plain JSON error body with the dialect forced: error + done, no start', (tt) => {
+  const body = '{\n  "error": {\n    "message": "Bad key",\n    "type": "invalid_request_error",\n    "code": "invalid_api_key"\n  }\n}';
+  tt.same(lines(decode(body)), ['error invalid_api_key terminal', 'done error null']);
+  tt.end();
+});
+
+// ---------------------------------------------------------------------------
+// Corpus
+
+const corpus = corpusFiles(['openai-responses']);
+
+t.test('corpus: every file decodes the same under every chunking, one done per response', { skip: !hasCorpus && 'no corpus' }, (tt) => {
+  tt.equal(corpus.length, 21, 'all 21 corpus files are checked');
+  for (const f of corpus) {
+    tt.test(f.name, (ft) => {
+      const events = decode(f.bytes);
+      ft.equal(ofType(events, 'error').filter((e) => e.code === 'invalid_json').length, 0, 'no invalid_json');
+      ft.equal(ofType(events, 'error').filter((e) => e.code === 'sequence_gap').length, 0, 'no sequence gaps in real captures');
+      ft.equal(ofType(events, 'done').length, 1, 'exactly one done');
+      ft.ok(events.slice(events.findIndex((e) => e.type === 'done') + 1).every((e) => e.type === 'raw'), 'done closes the stream (only raw after it)');
+      ft.equal(ofType(events, 'start').length, f.name.endsWith('.body') ? 0 : 1, 'one start');
+      ft.same(lines(decode(f.bytes, 'auto')), lines(events), 'auto-detection gives the same events');
+      // The streamed text of every position equals the provider's own `.done` text.
+      const doneText = new Map<string, string>();
+      for (const p of rawPayloads(events, 'response.output_text.done')) doneText.set(`${p['output_index']}/${p['content_index']}`, String(p['text']));
+      const streamed = texts(events, 'text_delta');
+      for (const [k, v] of doneText) ft.equal(streamed.get(k) ?? '', v, `text at ${k} equals output_text.done`);
+      const doneReasoning = new Map<string, string>();
+      for (const p of rawPayloads(events, 'response.reasoning_summary_text.done')) doneReasoning.set(`${p['output_index']}/${p['summary_index']}`, String(p['text']));
+      for (const p of rawPayloads(events, 'response.reasoning_text.done')) doneReasoning.set(`${p['output_index']}/${p['content_index']}`, String(p['text']));
+      const streamedReasoning = texts(events, 'reasoning_delta');
+      for (const [k, v] of doneReasoning) ft.equal(streamedReasoning.get(k) ?? '', v, `reasoning at ${k} equals its .done text`);
+      ft.same([...streamedReasoning.keys()].sort(), [...doneReasoning.keys()].sort(), 'no reasoning without a done counterpart');
+      // Every tool_call_done joins its deltas exactly.
+      for (const d of ofType(events, 'tool_call_done')) {
+        const joined = ofType(events, 'tool_call_delta').filter((x) => x.id === d.id).map((x) => x.argumentsDelta).join('');
+        ft.equal(joined, d.arguments, `deltas of ${d.id} add up to its arguments`);
+      }
+      sameUnderChunkings(ft, f.bytes, DIALECT, true);
+      ft.end();
+    });
+  }
+  tt.end();
+});
+
+function corpusEvents(name: string): UnifiedEvent[] {
+  const f = corpus.find((c) => c.name === `openai-responses/${name}`);
+  if (f === undefined) throw new Error(`missing corpus file ${name}`);
+  return decode(f.bytes);
+}
+
+const summary = (events: UnifiedEvent[]): string[] =>
+  lines(events).filter((l) => !l.startsWith('raw') && !l.startsWith('text') && !l.startsWith('reasoning') && !l.startsWith('tool_delta'));
+
+t.test('corpus: what each file exercises', { skip: !hasCorpus && 'no corpus' }, (tt) => {
+  tt.test('llm--function-call: arguments deltas', (ft) => {
+    const ev = corpusEvents('llm--function-call.sse');
+    ft.same(summary(ev), [
+      'start resp_00d64fa806f333310169fab1be69d081a08f8285661855594c gpt-5.5-2026-04-23 @0',
+      'tool_start 0 call_sVidsfFJ6zlzRpelrPkTPlpd multiply @2',
+      'tool_done 0 call_sVidsfFJ6zlzRpelrPkTPlpd multiply {"a":1231,"b":2331} @14',
+      'usage in=58 out=23 total=81 reasoning=0 cached=0 @16',
+      'done tool_use completed @16',
+    ]);
+    ft.equal(ofType(ev, 'tool_call_delta').length, 11);
+    ft.end();
+  });
+
+  tt.test('llm--text-basic', (ft) => {
+    const ev = corpusEvents('llm--text-basic.sse');
+    ft.same(lines(ev).filter((l) => !l.startsWith('raw')), [
+      'start resp_00592e63e61b66660169fab1b9f8e481a2b321356198d7ac1b gpt-5.5-2026-04-23 @0',
+      'text 0/0 "pong" @4',
+      'usage in=11 out=5 total=16 reasoning=0 cached=0 @8',
+      'done end completed @8',
+    ]);
+    ft.end();
+  });
+
+  tt.test('mirascope--http400-error.body: the HTTP error is reported, forced or auto', (ft) => {
+    const f = corpus.find((c) => c.name.endsWith('mirascope--http400-error.body'))!;
+    for (const d of [DIALECT, 'auto'] as const) {
+      const ev = decode(f.bytes, d);
+      ft.same(lines(ev), ['error model_not_found terminal', 'done error null'], d);
+      ft.match(ofType(ev, 'error')[0]!.message, /this-model-does-not-exist-12345/);
+    }
+    ft.end();
+  });
+
+  tt.test('pydantic-ai--background-initial: created, queued, in_progress', (ft) => {
+    const ev = corpusEvents('pydantic-ai--background-initial.sse');
+    ft.same(lines(ev).slice(0, 4), [
+      'start resp_0850765c843cca5300699cc47d93c0819089a181f5feeff8eb gpt-4o-2024-08-06 @0',
+      'raw response.created @0',
+      'raw response.queued @1',
+      'raw response.in_progress @2',
+    ]);
+    ft.equal(texts(ev, 'text_delta').get('0/0'), '2 + 2 equals 4.');
+    ft.equal(lines(ev).at(-1), 'done end completed @16');
+    ft.end();
+  });
+
+  tt.test('pydantic-ai--background-resume-starting-after: starts at response.queued seq 1', (ft) => {
+    const ev = corpusEvents('pydantic-ai--background-resume-starting-after.sse');
+    ft.same(lines(ev).slice(0, 3), [
+      'start resp_0850765c843cca5300699cc47d93c0819089a181f5feeff8eb gpt-4o-2024-08-06 @1',
+      'raw response.queued @1',
+      'raw response.in_progress @2',
+    ]);
+    ft.equal(texts(ev, 'text_delta').get('0/0'), '2 + 2 equals 4.');
+    ft.same(summary(ev).slice(-2), ['usage in=15 out=9 total=24 reasoning=0 cached=0 @16', 'done end completed @16']);
+    ft.end();
+  });
+
+  tt.test('pydantic-ai--code-interpreter: code interpreter stays raw, reasoning streams', (ft) => {
+    const ev = corpusEvents('pydantic-ai--code-interpreter.sse');
+    ft.equal(rawPayloads(ev, 'response.code_interpreter_call_code.delta').length, 27);
+    ft.equal(rawPayloads(ev, 'response.code_interpreter_call.interpreting').length, 3);
+    ft.equal(rawPayloads(ev, 'response.code_interpreter_call.completed').length, 3);
+    ft.equal(ofType(ev, 'tool_call_start').length, 0, 'hosted code interpreter is not a tool call');
+    ft.equal(ofType(ev, 'reasoning_delta').length, 92);
+    ft.equal(ofType(ev, 'text_delta').length, 215);
+    ft.same(summary(ev).slice(-2), ['usage in=3727 out=347 total=4074 reasoning=128 cached=3200 @364', 'done end completed @364']);
+    ft.end();
+  });
+
+  tt.test('pydantic-ai--compat-openrouter-data-only: data-only, reasoning_text, [DONE]', (ft) => {
+    const ev = corpusEvents('pydantic-ai--compat-openrouter-data-only.sse');
+    const reasoning = texts(ev, 'reasoning_delta');
+    ft.same([...reasoning.keys()], ['0/0']);
+    ft.match(reasoning.get('0/0'), /^The user asks: "What is 2\+2\?"/);
+    ft.equal(texts(ev, 'text_delta').get('1/0'), '4');
+    ft.same(lines(ev).slice(-4), ['raw response.completed @39', 'usage in=78 out=37 total=115 reasoning=22 cached=0 @39', 'done end completed @39', 'raw "[DONE]"'], '[DONE] after the terminal event is raw, outside the response');
+    ft.end();
+  });
+
+  tt.test('pydantic-ai--file-search: hosted file search + file_citation annotation', (ft) => {
+    const ev = corpusEvents('pydantic-ai--file-search.sse');
+    ft.equal(rawPayloads(ev, 'response.file_search_call.searching').length, 1);
+    ft.match(rawPayloads(ev, 'response.output_text.annotation.added')[0], { annotation: { type: 'file_citation' } });
+    ft.equal(ofType(ev, 'tool_call_start').length, 0);
+    ft.equal(lines(ev).at(-1), 'done end completed @20');
+    ft.end();
+  });
+
+  tt.test('pydantic-ai--function-call: no sequence numbers → no cursors', (ft) => {
+    const ev = corpusEvents('pydantic-ai--function-call.sse');
+    ft.ok(ev.every((e) => e.cursor === undefined));
+    ft.same(summary(ev), [
+      'start resp_67e554a155508191900ee113293c4c830794405d35281ae2 gpt-4o-2024-08-06',
+      'tool_start 0 call_kL0PCQV7M2WMoVX8V8OtYSAL get_capital',
+      'tool_done 0 call_kL0PCQV7M2WMoVX8V8OtYSAL get_capital {"country":"France"}',
+      'usage in=255 out=16 total=271 reasoning=0 cached=0',
+      'done tool_use completed',
+    ]);
+    ft.end();
+  });
+
+  tt.test('pydantic-ai--logprobs: logprobs stay available in the raw .done event', (ft) => {
+    const ev = corpusEvents('pydantic-ai--logprobs.sse');
+    ft.equal(texts(ev, 'text_delta').get('0/0'), 'The capital of Minas Gerais is Belo Horizonte.');
+    const done = rawPayloads(ev, 'response.output_text.done')[0]!;
+    ft.equal((done['logprobs'] as Json[]).length, 9);
+    ft.end();
+  });
+
+  tt.test('pydantic-ai--mcp-call: mcp_call through the tool path, hosted so not tool_use', (ft) => {
+    const ev = corpusEvents('pydantic-ai--mcp-call.sse');
+    const done = ofType(ev, 'tool_call_done');
+    ft.equal(done.length, 1);
+    ft.match(done[0], { index: 2, id: 'mcp_00b9cc7a23d047270068faa0e67fb0819fa9e21302c398e9ac', name: 'ask_question' });
+    ft.match(JSON.parse(done[0]!.arguments), { repoName: 'pydantic/pydantic-ai' });
+    ft.equal(rawPayloads(ev, 'response.mcp_list_tools.completed').length, 1);
+    const mcpItem = rawPayloads(ev, 'response.output_item.done').find((p) => isObj(p['item']) && p['item']['type'] === 'mcp_call');
+    ft.match(mcpItem, { item: { output: /pydantic-ai/ } }, 'the MCP result stays in the raw item');
+    ft.same(ofType(ev, 'signature').map((s) => s.index), [1, 3]);
+    ft.equal(lines(ev).at(-1), 'done end completed @193');
+    ft.end();
+  });
+
+  tt.test('pydantic-ai--moderation: moderation results kept in the terminal snapshot', (ft) => {
+    const ev = corpusEvents('pydantic-ai--moderation.sse');
+    const final = rawPayloads(ev, 'response.completed')[0]!;
+    ft.match(final, { response: { moderation: { input: { type: 'moderation_result' } } } });
+    ft.equal(texts(ev, 'text_delta').get('1/0'), 'Paris.');
+    ft.equal(ofType(ev, 'signature').length, 1);
+    ft.end();
+  });
+
+  tt.test('pydantic-ai--reasoning-function-call-usage: signature from output_item.done, reasoning tokens', (ft) => {
+    const ev = corpusEvents('pydantic-ai--reasoning-function-call-usage.sse');
+    const itemDone = rawPayloads(ev, 'response.output_item.done')[0]!;
+    const sig = ofType(ev, 'signature');
+    ft.equal(sig.length, 1);
+    ft.equal(sig[0]!.signature, (itemDone['item'] as JsonObject)['encrypted_content'], 'the final encrypted_content, not the one on output_item.added');
+    ft.same(summary(ev).filter((l) => !l.startsWith('signature')), [
+      'start resp_0050471a34b36ae60068c97b94a480819587a9d70cf2979b33 gpt-5-2025-08-07 @0',
+      'tool_start 1 call_CWXgs68YprAjp6t0371hiPOI final_result @4',
+      'tool_done 1 call_CWXgs68YprAjp6t0371hiPOI final_result {"result":6666} @11',
+      'usage in=53 out=469 total=522 reasoning=448 cached=0 @13',
+      'done tool_use completed @13',
+    ]);
+    ft.end();
+  });
+
+  tt.test('pydantic-ai--reasoning-summary: four summary parts, long text', (ft) => {
+    const ev = corpusEvents('pydantic-ai--reasoning-summary.sse');
+    ft.same([...texts(ev, 'reasoning_delta').keys()], ['0/0', '0/1', '0/2', '0/3']);
+    ft.equal(ofType(ev, 'reasoning_delta').length, 383);
+    ft.ok((texts(ev, 'text_delta').get('1/0') ?? '').length > 1000);
+    ft.same(summary(ev).slice(-2), ['usage in=13 out=1680 total=1693 reasoning=1408 cached=0 @675', 'done end completed @675']);
+    ft.end();
+  });
+
+  tt.test('pydantic-ai--text-after-tool: message item with content parts', (ft) => {
+    const ev = corpusEvents('pydantic-ai--text-after-tool.sse');
+    ft.equal(rawPayloads(ev, 'response.content_part.added').length, 1);
+    ft.equal(ofType(ev, 'text_delta').length, 7);
+    ft.equal(lines(ev).at(-1), 'done end completed');
+    ft.end();
+  });
+
+  tt.test('pydantic-ai--web-search-annotations / web-search: url citations and hosted search stay raw', (ft) => {
+    const a = corpusEvents('pydantic-ai--web-search-annotations.sse');
+    ft.match(rawPayloads(a, 'response.output_text.annotation.added')[0], { annotation: { type: 'url_citation' } });
+    ft.equal(rawPayloads(a, 'response.web_search_call.completed').length, 2);
+    const w = corpusEvents('pydantic-ai--web-search.sse');
+    ft.equal(rawPayloads(w, 'response.web_search_call.searching').length, 1);
+    ft.same(summary(w).slice(-2), ['usage in=9463 out=582 total=10045 reasoning=512 cached=8320 @60', 'done end completed @60']);
+    ft.end();
+  });
+
+  tt.test('vercel-ai--apply-patch: apply_patch_call is raw', (ft) => {
+    const ev = corpusEvents('vercel-ai--apply-patch.sse');
+    ft.equal(rawPayloads(ev, 'response.apply_patch_call_operation_diff.delta').length, 32);
+    ft.equal(ofType(ev, 'tool_call_start').length, 0);
+    ft.equal(lines(ev).at(-1), 'done end completed @37');
+    ft.end();
+  });
+
+  tt.test('vercel-ai--error-insufficient-quota: error then response.failed → one error, one done', (ft) => {
+    const ev = corpusEvents('vercel-ai--error-insufficient-quota.sse');
+    ft.same(lines(ev), [
+      'start resp_05500b38c2cd9bfc00691c7c9d222481a3b595421266dab424 gpt-5-nano-2025-08-07 @0',
+      'raw response.created @0',
+      'raw response.in_progress @1',
+      'error insufficient_quota terminal @2',
+      'raw response.failed @3',
+      'done error failed @3',
+    ]);
+    ft.match(ofType(ev, 'error')[0]!.message, /^You exceeded your current quota/);
+    ft.end();
+  });
+
+  tt.test('vercel-ai--image-generation: partial image raw, empty text never a delta', (ft) => {
+    const ev = corpusEvents('vercel-ai--image-generation.sse');
+    ft.match(rawPayloads(ev, 'response.image_generation_call.partial_image')[0], { partial_image_index: 0, output_format: 'webp' });
+    ft.equal(ofType(ev, 'text_delta').length, 0);
+    ft.same(summary(ev).slice(-2), ['usage in=2941 out=1249 total=4190 reasoning=1024 cached=1920 @15', 'done end completed @15']);
+    ft.end();
+  });
+
+  tt.test('vercel-ai--web-search: annotated text', (ft) => {
+    const ev = corpusEvents('vercel-ai--web-search.sse');
+    ft.equal(rawPayloads(ev, 'response.output_text.annotation.added').length, 12);
+    ft.equal(rawPayloads(ev, 'response.web_search_call.completed').length, 6);
+    ft.same(summary(ev).slice(-2), ['usage in=31073 out=4416 total=35489 reasoning=3712 cached=3712 @184', 'done end completed @184']);
+    ft.end();
+  });
+  tt.end();
+});

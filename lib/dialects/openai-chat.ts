@@ -95,8 +95,10 @@ class ChatResponse implements ResponseHandler {
       }
     }
     // `"usage": null` on ordinary chunks is skipped by obj(); some compat servers
-    // put the usage on the last chunk that still has choices.
-    const usage = obj(payload['usage']);
+    // put the usage on the last chunk that still has choices; Groq may put it
+    // in `x_groq.usage` only.
+    let usage = obj(payload['usage']);
+    if (usage === undefined && payload['x_groq'] !== undefined) usage = obj(obj(payload['x_groq'])?.['usage']);
     if (usage !== undefined) this.onUsage(usage);
     const error = payload['error'];
     if (error !== undefined && error !== null && error !== false) {

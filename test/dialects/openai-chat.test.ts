@@ -688,6 +688,18 @@ t.test('usage: cached tokens, DeepSeek fallback, total from input+output', (t) =
     { outputTokens: 50, totalTokens: 60 },
   );
   t.match(u({}), { inputTokens: null, outputTokens: null, totalTokens: null });
+  const groq = run(
+    sse(
+      chunk([delta({}, 'stop')], {
+        x_groq: { id: 'req_1', usage: { queue_time: 0.01, prompt_tokens: 30, completion_tokens: 7, total_tokens: 37 } },
+      }),
+      '[DONE]',
+    ),
+  );
+  t.same(view(groq.slice(1)), [
+    { type: 'usage', inputTokens: 30, outputTokens: 7, totalTokens: 37, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'done', stopReason: 'end', providerReason: 'stop' },
+  ], 'Groq x_groq.usage');
   t.end();
 });
 

@@ -1,0 +1,200 @@
+import t, { type Test } from 'tap';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { UnifiedEvent } from '../../lib/events.js';
+import { decodeAll, type EventsStageOptions } from '../../lib/pipeline/events-stage.js';
+import { chunkings, quickChunkings, type Chunking } from '../helpers/chunks.js';
+import { corpusFile, corpusFiles, fixture, hasCorpus, repoRoot } from '../helpers/corpus.js';
+
+const XAI: EventsStageOptions = { dialect: 'xai-chat', framing: 'sse' };
+
+function run(input: Buffer | string, options: EventsStageOptions = XAI): UnifiedEvent[] {
+  return decodeAll([typeof input === 'string' ? Buffer.from(input) : input], options);
+}
+
+function view(evs: UnifiedEvent[]): Record<string, unknown>[] {
+  return evs.map((e) => {
+    const o: Record<string, unknown> = { ...e };
+    if (e.type === 'raw') delete o['event'];
+    else delete o['raw'];
+    return o;
+  });
+}
+
+function ofType<K extends UnifiedEvent['type']>(evs: UnifiedEvent[], type: K): Extract<UnifiedEvent, { type: K }>[] {
+  return evs.filter((e): e is Extract<UnifiedEvent, { type: K }> => e.type === type);
+}
+
+function joined(evs: UnifiedEvent[], type: 'text_delta' | 'reasoning_delta'): string {
+  return ofType(evs, type)
+    .map((e) => e.text)
+    .join('');
+}
+
+function checkChunkings(t: Test, name: string, buf: Buffer, gen: (b: Buffer) => Iterable<Chunking>): void {
+  const opts = { ...XAI, positions: true };
+  const expected = JSON.stringify(decodeAll([buf], opts));
+  const bad: string[] = [];
+  let n = 0;
+  for (const c of gen(buf)) {
+    n++;
+    if (JSON.stringify(decodeAll(c.chunks, opts)) !== expected) bad.push(c.name);
+  }
+  t.ok(n > 5, `${name}: ran ${n} chunkings`);
+  t.same(bad, [], `${name}: identical events under every chunking`);
+}
+
+function sse(...payloads: (object | string)[]): string {
+  return payloads.map((p) => `data: ${typeof p === 'string' ? p : JSON.stringify(p)}\n\n`).join('');
+}
+
+const usageChunk = (usage: object) => ({
+  id: 'x1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'grok-4',
+  choices: [],
+  usage,
+});
+
+t.test('fixtures: identical events under every chunking; auto detects xai-chat', (t) => {
+  const dir = join(repoRoot, 'fixtures', 'xai-chat');
+  const names = readdirSync(dir).filter((f) => f.endsWith('.sse'));
+  t.ok(names.length >= 1);
+  for (const f of names) {
+    const buf = fixture(`xai-chat/${f}`);
+    checkChunkings(t, f, buf, (b) => chunkings(b));
+    const auto = run(buf, {});
+    t.match(auto[0], { type: 'start', dialect: 'xai-chat' }, `${f}: auto-detected from the grok model`);
+    t.same(auto, run(buf), `${f}: auto gives the same events`);
+  }
+  t.end();
+});
+
+t.test('fixture reasoning-tool-call: reasoning, whole call as start/delta/done, usage incl. reasoning', (t) => {
+  const evs = run(fixture('xai-chat/reasoning-tool-call.sse'));
+  const args = '{"city":"Oslo","unit":"celsius"}';
+  t.same(view(evs), [
+    { type: 'start', id: '3f1c2d4e-5a6b-7c8d-9e0f-a1b2c3d4e5f6', model: 'grok-4-fast-reasoning', dialect: 'xai-chat' },
+    { type: 'reasoning_delta', index: 0, text: 'The user' },
+    { type: 'reasoning_delta', index: 0, text: ' wants' },
+    { type: 'reasoning_delta', index: 0, text: ' the weather' },
+    { type: 'reasoning_delta', index: 0, text: ' in Oslo.' },
+    { type: 'tool_call_start', index: 0, id: 'call_48213907', name: 'get_weather' },
+    { type: 'tool_call_delta', index: 0, id: 'call_48213907', argumentsDelta: args },
+    { type: 'tool_call_done', index: 0, id: 'call_48213907', name: 'get_weather', arguments: args },
+    {
+      type: 'usage',
+      inputTokens: 420,
+      outputTokens: 31 + 138,
+      totalTokens: 589,
+      reasoningTokens: 138,
+      cachedInputTokens: 384,
+    },
+    { type: 'done', stopReason: 'tool_use', providerReason: 'tool_calls' },
+  ]);
+  t.match(ofType(evs, 'usage')[0]!.raw, { cost_in_usd_ticks: 1234500 }, 'usage.raw keeps the xAI extras');
+  t.end();
+});
+
+t.test('corpus: chunking-independent, valid, one start and one done', { skip: !hasCorpus }, (t) => {
+  const files = corpusFiles(['xai-chat']);
+  t.equal(files.length, 3);
+  for (const f of files) {
+    checkChunkings(t, f.name, f.bytes, quickChunkings);
+    const evs = run(f.bytes);
+    t.notOk(evs.some((e) => e.type === 'error'), `${f.name}: no error`);
+    t.equal(ofType(evs, 'start').length, 1, `${f.name}: one start`);
+    t.equal(ofType(evs, 'done').length, 1, `${f.name}: one done`);
+    t.equal(evs.at(-1)!.type, 'done', `${f.name}: done last`);
+    t.notOk(evs.some((e) => (e.type === 'text_delta' || e.type === 'reasoning_delta') && e.text === ''));
+    const auto = run(f.bytes, {});
+    t.same(auto, run(f.bytes), `${f.name}: auto-detection picks xai-chat`);
+    t.match(auto[0], { type: 'start', dialect: 'xai-chat', model: 'grok-3-mini' });
+  }
+  t.end();
+});
+
+t.test('corpus: reasoning-short', { skip: !hasCorpus }, (t) => {
+  const evs = run(corpusFile('xai-chat/vercel-ai--reasoning-short.sse'));
+  t.equal(joined(evs, 'reasoning_delta'), 'First, the user said');
+  t.equal(joined(evs, 'text_delta'), 'Hello');
+  t.same(view(evs.slice(-2)), [
+    // 12 + (1 + 290) = 303: completion_tokens excludes the reasoning tokens.
+    { type: 'usage', inputTokens: 12, outputTokens: 291, totalTokens: 303, reasoningTokens: 290, cachedInputTokens: 11 },
+    { type: 'done', stopReason: 'end', providerReason: 'stop' },
+  ]);
+  t.end();
+});
+
+t.test('corpus: reasoning-content-text', { skip: !hasCorpus }, (t) => {
+  const evs = run(corpusFile('xai-chat/vercel-ai--reasoning-content-text.sse'));
+  const types = evs.map((e) => e.type);
+  t.ok(types.lastIndexOf('reasoning_delta') < types.indexOf('text_delta'), 'reasoning comes first');
+  t.match(joined(evs, 'reasoning_delta'), /^First, /);
+  t.ok(joined(evs, 'text_delta').length > 0);
+  t.same(view(evs.slice(-2)), [
+    { type: 'usage', inputTokens: 12, outputTokens: 342, totalTokens: 354, reasoningTokens: 340, cachedInputTokens: 11 },
+    { type: 'done', stopReason: 'end', providerReason: 'stop' },
+  ]);
+  t.match(ofType(evs, 'usage')[0]!.raw, { num_sources_used: 0, cost_in_usd_ticks: 1721250 });
+  t.end();
+});
+
+t.test('corpus: reasoning-tool-call', { skip: !hasCorpus }, (t) => {
+  const evs = run(corpusFile('xai-chat/vercel-ai--reasoning-tool-call.sse'));
+  t.ok(ofType(evs, 'reasoning_delta').length > 100);
+  const args = '{"location":"San Francisco"}';
+  t.same(view(evs.filter((e) => e.type.startsWith('tool_call'))), [
+    { type: 'tool_call_start', index: 0, id: 'call_79382389', name: 'weather' },
+    { type: 'tool_call_delta', index: 0, id: 'call_79382389', argumentsDelta: args },
+    { type: 'tool_call_done', index: 0, id: 'call_79382389', name: 'weather', arguments: args },
+  ]);
+  t.same(view(evs.slice(-2)), [
+    { type: 'usage', inputTokens: 307, outputTokens: 253, totalTokens: 560, reasoningTokens: 227, cachedInputTokens: 306 },
+    { type: 'done', stopReason: 'tool_use', providerReason: 'tool_calls' },
+  ]);
+  t.end();
+});
+
+t.test('usage: xAI and OpenAI semantics differ only where total_tokens cannot tell', (t) => {
+  const usage = (u: object, dialect: 'xai-chat' | 'openai-chat') =>
+    ofType(run(sse(usageChunk(u), '[DONE]'), { dialect, framing: 'sse' }), 'usage')[0]!;
+  const noTotal = { prompt_tokens: 10, completion_tokens: 5, completion_tokens_details: { reasoning_tokens: 20 } };
+  t.match(usage(noTotal, 'xai-chat'), { outputTokens: 25, totalTokens: 35, reasoningTokens: 20 });
+  t.match(usage(noTotal, 'openai-chat'), { outputTokens: 5, totalTokens: 15, reasoningTokens: 20 });
+  // A total that shows completion already includes the reasoning is believed, even from xAI.
+  const inclusive = { ...noTotal, completion_tokens: 25, total_tokens: 35 };
+  t.match(usage(inclusive, 'xai-chat'), { outputTokens: 25, totalTokens: 35 });
+  // No reasoning tokens: nothing to add.
+  t.match(usage({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }, 'xai-chat'), {
+    outputTokens: 4,
+    reasoningTokens: null,
+  });
+  t.end();
+});
+
+t.test('cut off after the tool call: done owed for the call, then incomplete_stream', (t) => {
+  const base = { id: 'x2', object: 'chat.completion.chunk', created: 1, model: 'grok-4' };
+  const evs = run(
+    sse(
+      { ...base, choices: [{ index: 0, delta: { reasoning_content: 'hm', role: 'assistant' } }] },
+      {
+        ...base,
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ id: 'call_1', function: { name: 'f', arguments: '{"a":1}' }, index: 0, type: 'function' }] },
+          },
+        ],
+      },
+    ),
+  );
+  t.same(
+    evs.map((e) => e.type),
+    ['start', 'reasoning_delta', 'tool_call_start', 'tool_call_delta', 'tool_call_done', 'error', 'done'],
+  );
+  t.match(evs.at(-2), { type: 'error', code: 'incomplete_stream', terminal: true });
+  t.match(evs.at(-1), { type: 'done', stopReason: 'error' });
+  t.end();
+});

@@ -1,5 +1,5 @@
 /** `auto`: which dialect a payload belongs to, from its own fields (never the SSE event name). */
-import type { DialectName, Json } from '../events.js';
+import type { DialectName, Json, JsonObject } from '../events.js';
 import { isObject, obj, str } from './helpers.js';
 
 const ANTHROPIC_TYPES = new Set([
@@ -36,6 +36,28 @@ function isRealtimeType(type: string): boolean {
   );
 }
 
+/**
+ * Realtime events carry `event_id` where Responses events carry
+ * `sequence_number`; Realtime response objects say `realtime.response`.
+ */
+function isRealtimeEvent(payload: JsonObject): boolean {
+  if (obj(payload['response'])?.['object'] === 'realtime.response') return true;
+  return typeof payload['event_id'] === 'string' && !('sequence_number' in payload);
+}
+
+/** xAI's realtime endpoint speaks OpenAI's vocabulary: tell them apart by the model, or xAI-only habits. */
+function realtimeFlavor(payload: JsonObject, type: string): DialectName {
+  if (type === 'session.created' || type === 'session.updated') {
+    return isGrok(str(obj(payload['session'])?.['model'])) ? 'xai-realtime' : 'openai-realtime';
+  }
+  if (type === 'conversation.created') {
+    // OpenAI's (beta) conversation.created has an `event_…` id; xAI's ids are UUIDs.
+    const id = str(payload['event_id']);
+    return id !== undefined && !id.startsWith('event_') ? 'xai-realtime' : 'openai-realtime';
+  }
+  return 'openai-realtime';
+}
+
 function isGrok(model: string | undefined): boolean {
   return model !== undefined && model.toLowerCase().startsWith('grok');
 }
@@ -55,10 +77,11 @@ export function detectDialect(payload: Json): DialectName | null {
   if (typeof payload['event_type'] === 'string') return 'gemini-interactions';
   if (type !== undefined) {
     if (type.startsWith('interaction.') || type.startsWith('step.')) return 'gemini-interactions';
-    if (isRealtimeType(type)) {
-      return type === 'ping' ? null : 'openai-realtime';
-    }
+    if (isRealtimeType(type)) return realtimeFlavor(payload, type);
+    if (type === 'ping' && ('event_id' in payload || 'timestamp' in payload)) return 'xai-realtime'; // Anthropic's ping is bare
+    if (type === 'error' && isRealtimeEvent(payload)) return 'openai-realtime';
     if (type.startsWith('response.')) {
+      if (isRealtimeEvent(payload)) return 'openai-realtime';
       const model = str(obj(payload['response'])?.['model']);
       return isGrok(model) ? 'xai-responses' : 'openai-responses';
     }

@@ -1,3 +1,340 @@
-import { stubDialect } from './stub.js';
+/**
+ * Gemini Live (`BidiGenerateContent`) and Lyria RealTime (`BidiGenerateMusic`)
+ * server messages. One model turn is one response: it opens with the turn's
+ * first model output and closes at `turnComplete` (or `interrupted`).
+ *
+ * - `setupComplete` is raw and only records the session id, which becomes the
+ *   `start` id of every turn: a session that ends before (or between) turns
+ *   then reports no missing terminal.
+ * - Session traffic (`goAway`, `sessionResumptionUpdate`, `toolCallCancellation`,
+ *   `inputTranscription`, empty `serverContent`) never opens a response.
+ * - Usage: the last `usageMetadata` seen in the turn is emitted right before
+ *   `done` (it normally rides on the `turnComplete` message). One that arrives
+ *   after the turn closed cannot be attached to it and stays `raw`.
+ * - After `interrupted` the server still finishes the old turn: what it sends
+ *   until that turn's `turnComplete` is stale residue of a closed response and
+ *   passes as `raw` (no new response).
+ * - `tool_use` when the turn ended on a tool call nobody answered within the
+ *   turn; a Live turn usually continues after the tool response and then ends
+ *   normally (`end`), its tool calls still reported.
+ */
+import type { Json, JsonObject, UnifiedEvent, UsageEvent } from '../events.js';
+import { isSendRecord } from './capture.js';
+import { doneEvent, errorEvent, isObject, num, obj, providerError, str, sum, usageEvent } from './helpers.js';
+import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
 
-export const geminiLive = stubDialect('gemini-live');
+/** What outlives a turn (the normalizer keeps one context per stream). */
+interface LiveSession {
+  sessionId: string | null;
+  /** From the client's `setup` message, when client messages are parsed (`captures: 'all'`). */
+  model: string | null;
+  /** An interrupted turn awaits its `turnComplete`. */
+  residue: boolean;
+}
+
+const sessions = new WeakMap<DialectContext, LiveSession>();
+
+function sessionOf(ctx: DialectContext): LiveSession {
+  let s = sessions.get(ctx);
+  if (s === undefined) {
+    s = { sessionId: null, model: null, residue: false };
+    sessions.set(ctx, s);
+  }
+  return s;
+}
+
+/** `serverContent` fields mapped to events (anything else makes the message also raw). */
+const MAPPED_CONTENT = new Set([
+  'modelTurn',
+  'outputTranscription',
+  'turnComplete',
+  'interrupted',
+  'turnCompleteReason',
+  'waitingForInput',
+  'audioChunks',
+]);
+
+/** Top-level message fields mapped to events. */
+const MAPPED_TOP = new Set([
+  'serverContent',
+  'toolCall',
+  'toolCallCancellation',
+  'goAway',
+  'sessionResumptionUpdate',
+  'usageMetadata',
+  'filteredPrompt',
+]);
+
+/** True when the message is part of a model turn (opens a response if none is open). */
+function isTurnContent(p: JsonObject, sc: JsonObject | undefined): boolean {
+  if ('toolCall' in p || 'filteredPrompt' in p) return true;
+  if (sc === undefined) return false;
+  for (const k in sc) if (k !== 'inputTranscription' && k !== 'interrupted' && (k !== 'outputTranscription' || hasText(sc[k]))) return true;
+  return false;
+}
+
+function hasText(v: Json | undefined): boolean {
+  const text = str(obj(v)?.['text']);
+  return text !== undefined && text !== '';
+}
+
+class LiveTurn implements ResponseHandler {
+  private isStarted = false;
+  /** Events emitted for the current message (besides `start`). */
+  private emitted = 0;
+  private usage: UsageEvent | undefined;
+  /** A tool call came and no model output followed it yet. */
+  private toolPending = false;
+  private calls = 0;
+
+  constructor(
+    private readonly ctx: DialectContext,
+    private readonly session: LiveSession,
+  ) {}
+
+  get started(): boolean {
+    return this.isStarted;
+  }
+
+  onPayload(p: Json): void {
+    if (!isObject(p)) return this.ctx.emit({ type: 'raw', event: p });
+    if (isSendRecord(p)) return this.onSend(p);
+    if ('setupComplete' in p) return this.onSetup(p);
+    if ('error' in p && !('serverContent' in p)) return this.onError(p);
+    const sc = obj(p['serverContent']);
+    if (!this.isStarted && isTurnContent(p, sc)) {
+      if (this.session.residue) return this.onResidue(p, sc);
+      this.begin();
+    }
+
+    this.emitted = 0;
+    let leftover = false;
+
+    if (sc !== undefined) leftover = this.content(sc);
+    const toolCall = obj(p['toolCall']);
+    if (toolCall !== undefined) this.toolCall(toolCall);
+    const cancel = obj(p['toolCallCancellation']);
+    if (cancel !== undefined) {
+      const ids: string[] = [];
+      for (const id of arrOf(cancel['ids'])) if (typeof id === 'string') ids.push(id);
+      this.emit({ type: 'tool_call_cancel', ids });
+    }
+    const filtered = obj(p['filteredPrompt']);
+    if (filtered !== undefined) {
+      // Lyria rejected a prompt: the refusal text is its reason (else the prompt).
+      const text = str(filtered['filteredReason']) || str(filtered['text']);
+      if (text) this.emit({ type: 'text_delta', index: 0, text, refusal: true });
+      else leftover = true;
+    }
+    const goAway = obj(p['goAway']);
+    if (goAway !== undefined) this.emit({ type: 'session', kind: 'go_away', timeLeft: str(goAway['timeLeft']) ?? null });
+    const resumption = obj(p['sessionResumptionUpdate']);
+    if (resumption !== undefined) {
+      const resumable = resumption['resumable'];
+      this.emit({
+        type: 'session',
+        kind: 'resumption',
+        newHandle: str(resumption['newHandle']) ?? null,
+        resumable: typeof resumable === 'boolean' ? resumable : null,
+      });
+    }
+    const usage = obj(p['usageMetadata']);
+    // Usage outside a turn has no response to belong to: it stays raw.
+    if (usage !== undefined && this.isStarted) this.usage = liveUsage(usage);
+    if (!leftover) for (const k in p) if (!MAPPED_TOP.has(k)) leftover = true;
+
+    const ends = sc !== undefined && this.isStarted && (sc['turnComplete'] === true || sc['interrupted'] === true);
+    if (leftover || (this.emitted === 0 && !ends)) this.ctx.emit({ type: 'raw', event: p });
+    if (sc !== undefined) this.terminal(sc);
+  }
+
+  onDoneSentinel(): void {
+    this.ctx.emit({ type: 'raw', event: '[DONE]' });
+  }
+
+  onIncomplete(): void {
+    if (this.usage !== undefined) this.ctx.emit(this.usage);
+  }
+
+  private emit(ev: UnifiedEvent): void {
+    this.emitted++;
+    this.ctx.emit(ev);
+  }
+
+  private begin(): void {
+    this.isStarted = true;
+    this.ctx.emit({ type: 'start', id: this.session.sessionId, model: this.session.model });
+  }
+
+  private onSend(p: JsonObject): void {
+    const setup = obj(obj(p['data'])?.['setup']);
+    const model = str(setup?.['model']);
+    if (model !== undefined) this.session.model = model;
+    this.ctx.emit({ type: 'raw', event: p });
+  }
+
+  private onSetup(p: JsonObject): void {
+    if (this.isStarted) {
+      // A new connection while a turn was streaming: the old one was cut off.
+      this.ctx.emit(errorEvent('incomplete_stream', 'a new session began before the turn completed', true));
+      this.ctx.emit(doneEvent('error', null));
+    }
+    this.session.sessionId = str(obj(p['setupComplete'])?.['sessionId']) ?? null;
+    this.session.residue = false;
+    this.ctx.emit({ type: 'raw', event: p });
+  }
+
+  private onError(p: JsonObject): void {
+    const err = providerError(p);
+    this.ctx.emit(errorEvent(err?.code ?? 'provider_error', err?.message ?? 'provider error', true, p));
+    if (this.isStarted && this.usage !== undefined) this.ctx.emit(this.usage);
+    this.ctx.emit(doneEvent('error', null));
+  }
+
+  private onResidue(p: JsonObject, sc: JsonObject | undefined): void {
+    if (sc?.['turnComplete'] === true) this.session.residue = false;
+    this.ctx.emit({ type: 'raw', event: p });
+  }
+
+  /** Maps `serverContent`; returns true when part of it has no event of its own. */
+  private content(sc: JsonObject): boolean {
+    let leftover = false;
+    for (const k in sc) if (!MAPPED_CONTENT.has(k)) leftover = true;
+    const turn = obj(sc['modelTurn']);
+    if (turn !== undefined) {
+      const parts = arrOf(turn['parts']);
+      for (let i = 0; i < parts.length; i++) if (this.part(obj(parts[i]), i)) leftover = true;
+    }
+    const transcription = obj(sc['outputTranscription']);
+    if (transcription !== undefined) {
+      const text = str(transcription['text']);
+      if (text) {
+        this.toolPending = false;
+        this.emit({ type: 'text_delta', index: 0, text, transcript: true });
+      }
+    }
+    const chunks = arrOf(sc['audioChunks']);
+    for (let i = 0; i < chunks.length; i++) {
+      const chunk = obj(chunks[i]);
+      const data = str(chunk?.['data']);
+      if (data) {
+        this.toolPending = false;
+        this.emit({ type: 'audio_delta', index: i, mimeType: str(chunk?.['mimeType']) ?? null, data });
+      } else leftover = true;
+    }
+    return leftover;
+  }
+
+  /** One `modelTurn` part; returns true when something in it has no event. */
+  private part(part: JsonObject | undefined, index: number): boolean {
+    if (part === undefined) return true;
+    let leftover = false;
+    for (const k in part) {
+      switch (k) {
+        case 'text': {
+          const text = str(part['text']);
+          if (!text) break;
+          this.toolPending = false;
+          if (part['thought'] === true) this.emit({ type: 'reasoning_delta', index, text });
+          else this.emit({ type: 'text_delta', index, text });
+          break;
+        }
+        case 'thought':
+          break;
+        case 'thoughtSignature': {
+          const signature = str(part['thoughtSignature']);
+          if (signature) this.emit({ type: 'signature', index, signature, kind: 'thought_signature' });
+          break;
+        }
+        case 'inlineData': {
+          const blob = obj(part['inlineData']);
+          const mimeType = str(blob?.['mimeType']);
+          const data = str(blob?.['data']);
+          if (data && (mimeType === undefined || mimeType.startsWith('audio/'))) {
+            this.toolPending = false;
+            this.emit({ type: 'audio_delta', index, mimeType: mimeType ?? null, data });
+          } else leftover = true;
+          break;
+        }
+        case 'functionCall': {
+          const fc = obj(part['functionCall']);
+          if (fc !== undefined) this.functionCall(fc, index);
+          else leftover = true;
+          break;
+        }
+        default:
+          // executableCode, codeExecutionResult, fileData…
+          leftover = true;
+      }
+    }
+    return leftover;
+  }
+
+  private toolCall(toolCall: JsonObject): void {
+    const calls = arrOf(toolCall['functionCalls']);
+    for (let i = 0; i < calls.length; i++) {
+      const fc = obj(calls[i]);
+      if (fc !== undefined) this.functionCall(fc, i);
+    }
+  }
+
+  /** A whole call: start, one delta holding all the arguments, done. */
+  private functionCall(fc: JsonObject, index: number): void {
+    const id = str(fc['id']) || `call_${this.calls}`;
+    this.calls++;
+    const name = str(fc['name']) ?? '';
+    const args = fc['args'] === undefined ? '' : JSON.stringify(fc['args']);
+    this.toolPending = true;
+    this.emit({ type: 'tool_call_start', index, id, name });
+    if (args !== '') this.emit({ type: 'tool_call_delta', index, id, argumentsDelta: args });
+    this.emit({ type: 'tool_call_done', index, id, name, arguments: args });
+  }
+
+  private terminal(sc: JsonObject): void {
+    const interrupted = sc['interrupted'] === true;
+    const complete = sc['turnComplete'] === true;
+    if (!complete && !interrupted) return;
+    // Until the interrupted turn's own turnComplete, what follows is residue.
+    if (interrupted && !complete) this.session.residue = true;
+    if (!this.isStarted) return;
+    if (this.usage !== undefined) this.ctx.emit(this.usage);
+    if (interrupted) this.ctx.emit(doneEvent('other', 'interrupted'));
+    else this.ctx.emit(doneEvent(this.toolPending ? 'tool_use' : 'end', str(sc['turnCompleteReason']) ?? null));
+  }
+}
+
+function arrOf(v: Json | undefined): Json[] {
+  return Array.isArray(v) ? v : EMPTY;
+}
+
+const EMPTY: Json[] = [];
+
+/**
+ * `responseTokenCount` (Live's name; `candidatesTokenCount` elsewhere) excludes
+ * thinking: outputTokens adds `thoughtsTokenCount`, as for generateContent.
+ */
+function liveUsage(u: JsonObject): UsageEvent {
+  const prompt = num(u['promptTokenCount']);
+  const toolPrompt = num(u['toolUsePromptTokenCount']);
+  const response = num(u['responseTokenCount']) ?? num(u['candidatesTokenCount']);
+  const thoughts = num(u['thoughtsTokenCount']);
+  const input = sum(prompt, toolPrompt);
+  const output = sum(response, thoughts);
+  return usageEvent(
+    {
+      inputTokens: input,
+      outputTokens: output,
+      totalTokens: num(u['totalTokenCount']) ?? sum(input, output),
+      reasoningTokens: thoughts ?? null,
+      cachedInputTokens: num(u['cachedContentTokenCount']) ?? null,
+    },
+    u,
+  );
+}
+
+export const geminiLive: DialectDefinition = {
+  name: 'gemini-live',
+  createResponse(ctx) {
+    return new LiveTurn(ctx, sessionOf(ctx));
+  },
+};

@@ -1,3 +1,4 @@
-import { stubDialect } from './stub.js';
+/** xAI realtime (`wss://api.x.ai/v1/realtime`): OpenAI's Realtime vocabulary, same mapping. */
+import { realtimeDialect } from './openai-realtime.js';
 
-export const xaiRealtime = stubDialect('xai-realtime');
+export const xaiRealtime = realtimeDialect('xai-realtime');

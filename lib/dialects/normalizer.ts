@@ -44,7 +44,9 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
   const ctx: DialectContext = {
     emit(ev) {
       if (at !== undefined) ev.at = at;
-      if (ev.type === 'done') handler = null;
+      if (ev.type === 'done') {
+        if (ev.choice === undefined) handler = null; // a done for choice k>0 does not end the response
+      }
       else if (ev.type === 'start' && dialect !== null) ev.dialect = dialect;
       out(ev);
     },

@@ -487,7 +487,11 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
   /** Closes open calls and reports the last usage. */
   function flush(): void {
     for (const c of candidates) closeCall(c);
-    if (usage !== null) emit(usageEvent(geminiUsage(usage), usage));
+    if (usage === null) return;
+    const u = geminiUsage(usage);
+    // Vertex sends `{trafficType}` alone until the last chunk: no count known is no usage.
+    if (u.inputTokens === null && u.outputTokens === null && u.totalTokens === null) return;
+    emit(usageEvent(u, usage));
   }
 
   /** Choices k>0 first, then the response's own done (candidate 0). */

@@ -44,9 +44,8 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
   const ctx: DialectContext = {
     emit(ev) {
       if (at !== undefined) ev.at = at;
-      if (ev.type === 'done') {
-        if (ev.choice === undefined) handler = null; // a done for choice k>0 does not end the response
-      }
+      // A done for choice k>0 (OpenAI n>1) does not end the response; choice 0's does.
+      if (ev.type === 'done' && ev.choice === undefined) handler = null;
       else if (ev.type === 'start' && dialect !== null) ev.dialect = dialect;
       out(ev);
     },

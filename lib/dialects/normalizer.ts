@@ -79,16 +79,18 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
       ctx.emit({ type: 'raw', event: payload });
       return;
     }
+    if (handler === null && 'error' in payload && detectDialect(payload) === null) {
+      const err = providerError(payload);
+      if (err !== undefined) {
+        // A plain JSON error body (HTTP 4xx), or an error before any response: whatever the dialect.
+        ctx.emit(errorEvent(err.code, err.message, true, payload));
+        ctx.emit(doneEvent('error', null));
+        return;
+      }
+    }
     if (dialect === null) {
       dialect = detectDialect(payload);
       if (dialect === null) {
-        const err = handler === null && 'error' in payload ? providerError(payload) : undefined;
-        if (err !== undefined) {
-          // A plain JSON error body (HTTP 4xx) or an error before anything else.
-          ctx.emit(errorEvent(err.code, err.message, true, payload));
-          ctx.emit(doneEvent('error', null));
-          return;
-        }
         undetected.push(pe);
         if (undetected.length > MAX_UNDETECTED) giveUp();
         return;

@@ -1,0 +1,244 @@
+import t, { type Test } from 'tap';
+import type { DialectOption, Json, JsonObject, UnifiedEvent } from '../../lib/events.js';
+import { decodeAll } from '../../lib/pipeline/events-stage.js';
+import { chunkings, quickChunkings } from '../helpers/chunks.js';
+import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+
+const DIALECT = 'xai-responses';
+
+function decode(input: Buffer | string | Buffer[], dialect: DialectOption = DIALECT): UnifiedEvent[] {
+  const chunks = Array.isArray(input) ? input : [typeof input === 'string' ? Buffer.from(input) : input];
+  return decodeAll(chunks, { dialect });
+}
+
+function sse(...payloads: object[]): string {
+  return payloads.map((p) => `event: ${(p as { type?: string }).type ?? 'message'}\ndata: ${JSON.stringify(p)}\n\n`).join('');
+}
+
+function isObj(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** One line per event (raw payloads reduced to their type). */
+function line(e: UnifiedEvent): string {
+  let s: string;
+  switch (e.type) {
+    case 'start':
+      s = `start ${e.id} ${e.model}`;
+      break;
+    case 'text_delta':
+      s = `text ${e.index}/${e.contentIndex} ${JSON.stringify(e.text)}`;
+      break;
+    case 'reasoning_delta':
+      s = `reasoning ${e.index}/${e.contentIndex} ${JSON.stringify(e.text)}`;
+      break;
+    case 'tool_call_start':
+      s = `tool_start ${e.index} ${e.id} ${e.name}`;
+      break;
+    case 'tool_call_delta':
+      s = `tool_delta ${e.index} ${e.id} ${e.argumentsDelta}`;
+      break;
+    case 'tool_call_done':
+      s = `tool_done ${e.index} ${e.id} ${e.name} ${e.arguments}`;
+      break;
+    case 'signature':
+      s = `signature ${e.index} ${e.kind} ${e.signature}`;
+      break;
+    case 'usage':
+      s = `usage in=${e.inputTokens} out=${e.outputTokens} total=${e.totalTokens} reasoning=${e.reasoningTokens} cached=${e.cachedInputTokens}`;
+      break;
+    case 'done':
+      s = `done ${e.stopReason} ${e.providerReason}`;
+      break;
+    case 'error':
+      s = `error ${e.code} ${e.terminal ? 'terminal' : 'non-terminal'}`;
+      break;
+    case 'raw':
+      s = `raw ${isObj(e.event) ? String(e.event['type']) : JSON.stringify(e.event)}`;
+      break;
+    default:
+      s = e.type;
+  }
+  return e.cursor === undefined ? s : `${s} @${e.cursor}`;
+}
+
+const lines = (events: UnifiedEvent[]): string[] => events.map(line);
+
+const ofType = <K extends UnifiedEvent['type']>(events: UnifiedEvent[], type: K): Extract<UnifiedEvent, { type: K }>[] =>
+  events.filter((e): e is Extract<UnifiedEvent, { type: K }> => e.type === type);
+
+const rawPayloads = (events: UnifiedEvent[], type: string): JsonObject[] =>
+  events.flatMap((e) => (e.type === 'raw' && isObj(e.event) && e.event['type'] === type ? [e.event] : []));
+
+function joinedText(events: UnifiedEvent[], type: 'text_delta' | 'reasoning_delta', index: number): string {
+  return events
+    .filter((e): e is Extract<UnifiedEvent, { type: typeof type }> => e.type === type && e.index === index)
+    .map((e) => e.text)
+    .join('');
+}
+
+function sameUnderChunkings(tt: Test, input: Buffer, quick: boolean): void {
+  const want = JSON.stringify(decode(input));
+  let bad = 0;
+  for (const c of quick ? quickChunkings(input) : chunkings(input)) {
+    if (JSON.stringify(decode(c.chunks)) !== want) {
+      bad++;
+      tt.fail(`chunking ${c.name} differs`);
+      if (bad > 3) break;
+    }
+  }
+  if (bad === 0) tt.pass('identical under every chunking');
+}
+
+t.test('fixture: reasoning summary, encrypted reasoning, whole-JSON function call', (tt) => {
+  const input = fixture('xai-responses/reasoning-function-call.sse');
+  const events = decode(input);
+  const id = '5f0c2a3e-91d4-7b1e-a2c0-6d3f1e8b9a47';
+  tt.same(lines(events), [
+    `start ${id} grok-4.3 @0`,
+    'raw response.created @0',
+    'raw response.in_progress @1',
+    'raw response.output_item.added @2',
+    'raw response.reasoning_summary_part.added @3',
+    'reasoning 0/0 "I need to get " @4',
+    'reasoning 0/0 "the weather for Paris, " @5',
+    'reasoning 0/0 "so I\'ll call get_weather." @6',
+    'raw response.reasoning_summary_text.done @7',
+    'raw response.reasoning_summary_part.done @8',
+    'signature 0 encrypted_content RW5jcnlwdGVkUmVhc29uaW5nQmxvYg== @9',
+    'raw response.output_item.done @9',
+    'tool_start 1 call-38291745 get_weather @10',
+    // xAI sends the whole JSON in one delta: still exactly one delta, then the authoritative done.
+    'tool_delta 1 call-38291745 {"city":"Paris"} @11',
+    'tool_done 1 call-38291745 get_weather {"city":"Paris"} @12',
+    'raw response.output_item.done @13',
+    'raw response.completed @14',
+    // output_tokens (96) already includes the 71 reasoning tokens: not added again.
+    'usage in=187 out=96 total=283 reasoning=71 cached=128 @14',
+    'done tool_use completed @14',
+  ]);
+  const start = events[0];
+  tt.equal(start?.type === 'start' ? start.dialect : undefined, DIALECT);
+  tt.same(lines(decode(input, 'auto')), lines(events), 'auto-detects xai-responses from the grok model');
+  tt.match(ofType(events, 'usage')[0]!.raw, { cost_in_usd_ticks: 1873000, num_sources_used: 0 }, 'xAI usage extras stay in raw');
+  sameUnderChunkings(tt, input, false);
+  tt.end();
+});
+
+t.test('custom_tool_call: client-side on OpenAI (tool_use), server-side x_search on xAI (end)', (tt) => {
+  const body = sse(
+    { sequence_number: 0, type: 'response.created', response: { created_at: 0, id: 'r1', model: 'grok-4.3', output: [], status: 'in_progress' } },
+    {
+      sequence_number: 1,
+      type: 'response.output_item.added',
+      item: { call_id: 'xs_call_1', input: '', name: 'x_keyword_search', type: 'custom_tool_call', id: 'ctc_r1_xs_call_1', status: 'in_progress' },
+      output_index: 0,
+    },
+    { sequence_number: 2, type: 'response.custom_tool_call_input.delta', item_id: 'ctc_r1_xs_call_1', output_index: 0, delta: '{"query":"xai"}' },
+    { sequence_number: 3, type: 'response.custom_tool_call_input.done', item_id: 'ctc_r1_xs_call_1', output_index: 0, input: '{"query":"xai"}' },
+    {
+      sequence_number: 4,
+      type: 'response.completed',
+      response: { id: 'r1', model: 'grok-4.3', status: 'completed', output: [{ type: 'custom_tool_call', call_id: 'xs_call_1', name: 'x_keyword_search', input: '{"query":"xai"}' }] },
+    },
+  );
+  const xai = decode(body);
+  tt.same(lines(xai).filter((l) => !l.startsWith('raw')), [
+    'start r1 grok-4.3 @0',
+    'tool_start 0 xs_call_1 x_keyword_search @1',
+    'tool_delta 0 xs_call_1 {"query":"xai"} @2',
+    'tool_done 0 xs_call_1 x_keyword_search {"query":"xai"} @3',
+    'done end completed @4',
+  ]);
+  tt.equal(lines(decode(body, 'openai-responses')).at(-1), 'done tool_use completed @4');
+  tt.end();
+});
+
+const corpus = corpusFiles(['xai-responses']);
+
+t.test('corpus: every file decodes the same under every chunking, one done per response', { skip: !hasCorpus && 'no corpus' }, (tt) => {
+  tt.equal(corpus.length, 4, 'all 4 corpus files are checked');
+  for (const f of corpus) {
+    tt.test(f.name, (ft) => {
+      const events = decode(f.bytes);
+      const errors = ofType(events, 'error');
+      ft.same(errors.map((e) => e.code), [], 'no invalid_json, sequence_gap or other error');
+      ft.equal(ofType(events, 'start').length, 1);
+      ft.equal(ofType(events, 'done').length, 1, 'exactly one done');
+      ft.equal(events.at(-1)?.type, 'done', 'done is last');
+      const auto = decode(f.bytes, 'auto');
+      ft.same(lines(auto), lines(events), 'auto-detection gives the same events');
+      const start = auto[0];
+      ft.equal(start?.type === 'start' ? start.dialect : undefined, DIALECT, 'detected as xai-responses');
+      for (const p of rawPayloads(events, 'response.output_text.done')) {
+        ft.equal(joinedText(events, 'text_delta', p['output_index'] as number), p['text'], 'streamed text equals output_text.done');
+      }
+      for (const p of rawPayloads(events, 'response.reasoning_summary_text.done')) {
+        ft.equal(joinedText(events, 'reasoning_delta', p['output_index'] as number), p['text'], 'streamed reasoning equals its .done');
+      }
+      sameUnderChunkings(ft, f.bytes, true);
+      ft.end();
+    });
+  }
+  tt.end();
+});
+
+function corpusEvents(name: string): UnifiedEvent[] {
+  const f = corpus.find((c) => c.name === `xai-responses/${name}`);
+  if (f === undefined) throw new Error(`missing corpus file ${name}`);
+  return decode(f.bytes);
+}
+
+const summary = (events: UnifiedEvent[]): string[] =>
+  lines(events).filter((l) => !l.startsWith('raw') && !l.startsWith('text') && !l.startsWith('reasoning') && !l.startsWith('tool_delta'));
+
+t.test('corpus: what each file exercises', { skip: !hasCorpus && 'no corpus' }, (tt) => {
+  tt.test('vercel-ai--text-with-reasoning: summary deltas, usage incl. reasoning', (ft) => {
+    const ev = corpusEvents('vercel-ai--text-with-reasoning.sse');
+    ft.same(summary(ev), [
+      'start bf3b2b34-79d4-a45c-7be8-d1e5f96386c2 grok-code-fast-1 @0',
+      'usage in=216 out=923 total=1139 reasoning=323 cached=192 @678',
+      'done end completed @678',
+    ]);
+    ft.equal(ofType(ev, 'reasoning_delta').length, 66);
+    ft.equal(ofType(ev, 'text_delta').length, 600);
+    ft.match(joinedText(ev, 'text_delta', 1), /^### Overview of Sonoran Cuisine/);
+    ft.match(ofType(ev, 'usage')[0]!.raw, { num_sources_used: 0 });
+    ft.equal(ofType(ev, 'signature').length, 0, 'no encrypted_content when stored');
+    ft.end();
+  });
+
+  tt.test('vercel-ai--text-with-reasoning-store-false: encrypted reasoning content', (ft) => {
+    const ev = corpusEvents('vercel-ai--text-with-reasoning-store-false.sse');
+    const sig = ofType(ev, 'signature');
+    ft.equal(sig.length, 1);
+    const item = rawPayloads(ev, 'response.output_item.done')[0]!['item'] as JsonObject;
+    ft.match(sig[0], { index: 0, kind: 'encrypted_content', signature: item['encrypted_content'] });
+    ft.equal(sig[0]!.signature.length, 1731);
+    ft.same(summary(ev).slice(-2), ['usage in=216 out=831 total=1047 reasoning=253 cached=192 @654', 'done end completed @654']);
+    ft.end();
+  });
+
+  tt.test('vercel-ai--web-search: server-side web_search_call items and citations stay raw', (ft) => {
+    const ev = corpusEvents('vercel-ai--web-search.sse');
+    ft.ok(rawPayloads(ev, 'response.output_item.added').some((p) => (p['item'] as JsonObject)['type'] === 'web_search_call'));
+    ft.equal(rawPayloads(ev, 'response.output_text.annotation.added').length, 5);
+    ft.equal(ofType(ev, 'tool_call_start').length, 0);
+    ft.same(summary(ev).slice(-2), ['usage in=1875 out=695 total=2570 reasoning=397 cached=1578 @273', 'done end completed @273']);
+    ft.end();
+  });
+
+  tt.test('vercel-ai--x-search: x_search as custom_tool_call through the tool path, response ends normally', (ft) => {
+    const ev = corpusEvents('vercel-ai--x-search.sse');
+    const done = ofType(ev, 'tool_call_done');
+    ft.same(done.map((d) => `${d.index} ${d.id} ${d.name}`), ['0 xs_call_24148162 x_keyword_search', '1 xs_call_14963218 view_x_video']);
+    ft.same(JSON.parse(done[0]!.arguments), { query: 'from:xai filter:media', limit: 20, mode: 'Latest' });
+    ft.match(JSON.parse(done[1]!.arguments), { video_url: /^https:\/\/video\.twimg\.com\// });
+    ft.equal(ofType(ev, 'tool_call_delta').length, 2, 'one whole-input delta per call');
+    ft.equal(rawPayloads(ev, 'response.web_search_call.completed').length, 4);
+    ft.equal(rawPayloads(ev, 'response.output_text.annotation.added').length, 20);
+    ft.same(summary(ev).slice(-2), ['usage in=27236 out=3077 total=30313 reasoning=1091 cached=4585 @1756', 'done end completed @1756']);
+    ft.end();
+  });
+  tt.end();
+});

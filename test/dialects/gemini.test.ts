@@ -1,0 +1,731 @@
+import t, { type Test } from 'tap';
+import { decodeAll, type EventsStageOptions } from '../../lib/pipeline/events-stage.js';
+import type { Json, UnifiedEvent } from '../../lib/events.js';
+import { PartialArgsAssembler, parseJsonPath } from '../../lib/dialects/gemini.js';
+import { chunkings, quickChunkings, type Chunking } from '../helpers/chunks.js';
+import { corpusFile, corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+
+// ---------------------------------------------------------------------------
+// helpers
+
+type Ev = UnifiedEvent;
+
+function decode(buf: Buffer, options: EventsStageOptions = {}): Ev[] {
+  return decodeAll([buf], options);
+}
+
+/** Same events for every chunking as for the whole input (one assertion, listing the chunkings that differ). */
+function stable(t: Test, buf: Buffer, options: EventsStageOptions, gen: Iterable<Chunking>): Ev[] {
+  const whole = decode(buf, options);
+  const expected = JSON.stringify(whole);
+  const bad: string[] = [];
+  for (const { name, chunks } of gen) if (JSON.stringify(decodeAll(chunks, options)) !== expected) bad.push(name);
+  t.same(bad, [], 'identical events under every chunking');
+  return whole;
+}
+
+/** Compact view for exact-sequence assertions: raw payloads become their top-level keys, usage/error drop `raw`. */
+function view(evs: Ev[]): unknown[] {
+  return evs.map((e) => {
+    if (e.type === 'raw') {
+      const ev = e.event;
+      const keys = typeof ev === 'object' && ev !== null && !Array.isArray(ev) ? Object.keys(ev).join(',') : ev;
+      return e.choice === undefined ? { type: 'raw', keys } : { type: 'raw', keys, choice: e.choice };
+    }
+    if (e.type === 'usage' || e.type === 'error') {
+      const { raw: _raw, ...rest } = e;
+      return rest;
+    }
+    return e;
+  });
+}
+
+const of = <K extends Ev['type']>(evs: Ev[], type: K): Extract<Ev, { type: K }>[] =>
+  evs.filter((e): e is Extract<Ev, { type: K }> => e.type === type);
+
+const textOf = (evs: Ev[], choice?: number): string =>
+  of(evs, 'text_delta')
+    .filter((e) => e.choice === choice)
+    .map((e) => e.text)
+    .join('');
+
+const reasoningOf = (evs: Ev[]): string =>
+  of(evs, 'reasoning_delta')
+    .map((e) => e.text)
+    .join('');
+
+const calls = (evs: Ev[]): { name: string; arguments: string }[] =>
+  of(evs, 'tool_call_done').map((e) => ({ name: e.name, arguments: e.arguments }));
+
+const usageOf = (evs: Ev[]) => {
+  const u = of(evs, 'usage');
+  return u.map(({ inputTokens, outputTokens, totalTokens, reasoningTokens, cachedInputTokens }) => ({
+    inputTokens,
+    outputTokens,
+    totalTokens,
+    reasoningTokens,
+    cachedInputTokens,
+  }));
+};
+
+const doneOf = (evs: Ev[]) => of(evs, 'done').map((e) => ({ stopReason: e.stopReason, providerReason: e.providerReason }));
+
+/** Invariants every Gemini output must satisfy. */
+function invariants(t: Test, evs: Ev[]): void {
+  t.equal(of(evs, 'error').filter((e) => e.code === 'invalid_json').length, 0, 'no invalid_json');
+  const starts = of(evs, 'start').length;
+  const finals = of(evs, 'done').filter((e) => e.choice === undefined).length;
+  t.equal(finals, Math.max(starts, 1), 'exactly one done per response');
+  t.equal(evs[evs.length - 1]?.type, 'done', 'the last event is a done');
+  t.equal(of(evs, 'text_delta').filter((e) => e.text === '').length, 0, 'no empty text_delta');
+  t.equal(of(evs, 'reasoning_delta').filter((e) => e.text === '').length, 0, 'no empty reasoning_delta');
+  // Deltas of each call concatenate to its arguments, and every started call is done once.
+  const deltas = new Map<string, string[]>();
+  for (const e of evs) {
+    const key = `${e.choice ?? 0}/${'id' in e ? e.id : ''}`;
+    if (e.type === 'tool_call_start') {
+      t.notOk(deltas.has(key), `call ${key} started once`);
+      t.ok(e.id.length > 0, 'call id is non-empty');
+      deltas.set(key, []);
+    } else if (e.type === 'tool_call_delta') deltas.get(key)?.push(e.argumentsDelta);
+    else if (e.type === 'tool_call_done') {
+      t.equal(deltas.get(key)?.join(''), e.arguments, `deltas of ${key} make its arguments`);
+      deltas.delete(key);
+    }
+  }
+  t.same([...deltas.keys()], [], 'every started call is done');
+}
+
+function check(t: Test, buf: Buffer, options: EventsStageOptions = {}, quick = false): Ev[] {
+  const evs = stable(t, buf, options, quick ? quickChunkings(buf) : chunkings(buf));
+  invariants(t, evs);
+  return evs;
+}
+
+const G = { dialect: 'gemini' as const };
+
+// ---------------------------------------------------------------------------
+// fixtures
+
+t.test('text with usageMetadata on every chunk: one usage, the last, never summed', (t) => {
+  const evs = check(t, fixture('gemini/text-usage-every-chunk.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'fx-resp-1', model: 'gemini-2.5-flash', dialect: 'gemini' },
+    { type: 'text_delta', index: 0, text: 'Bonjour' },
+    { type: 'text_delta', index: 0, text: ' le monde' },
+    { type: 'text_delta', index: 0, text: ' — ça va ? 😀' },
+    // prompt 120 (100 of them cached) + candidates 9 + thoughts 10; summing would give 27 candidates.
+    { type: 'usage', inputTokens: 120, outputTokens: 19, totalTokens: 139, reasoningTokens: 10, cachedInputTokens: 100 },
+    { type: 'done', stopReason: 'end', providerReason: 'STOP' },
+  ]);
+  const usage = of(evs, 'usage')[0]!;
+  t.same((usage.raw as { candidatesTokenCount: number }).candidatesTokenCount, 9, 'raw is the last usageMetadata');
+  t.same(decode(fixture('gemini/text-usage-every-chunk.sse'), G), evs, 'explicit dialect gives the same events');
+  t.end();
+});
+
+t.test('thought parts, then text, then an empty-text part that carries only the signature', (t) => {
+  const evs = check(t, fixture('gemini/thought-empty-signature.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'fx-resp-2', model: 'gemini-3-pro-preview', dialect: 'gemini' },
+    { type: 'reasoning_delta', index: 0, text: '**Planning**\n\nI will count.' },
+    { type: 'reasoning_delta', index: 0, text: ' Then answer.' },
+    { type: 'text_delta', index: 1, text: 'There are 3.' },
+    { type: 'signature', index: 1, signature: 'c2lnLWVtcHR5LXRleHQ=', kind: 'thought_signature' },
+    { type: 'usage', inputTokens: 12, outputTokens: 46, totalTokens: 58, reasoningTokens: 40, cachedInputTokens: null },
+    { type: 'done', stopReason: 'end', providerReason: 'STOP' },
+  ]);
+  t.end();
+});
+
+t.test('functionCall parts with thoughtSignature: whole calls through start/delta/done, synthetic and provider ids', (t) => {
+  const evs = check(t, fixture('gemini/function-call-signature.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'fx-resp-3', model: 'gemini-3-pro-preview', dialect: 'gemini' },
+    { type: 'tool_call_start', index: 0, id: 'call_0', name: 'get_weather' },
+    { type: 'tool_call_delta', index: 0, id: 'call_0', argumentsDelta: '{"city":"Paris","units":"celsius"}' },
+    { type: 'tool_call_done', index: 0, id: 'call_0', name: 'get_weather', arguments: '{"city":"Paris","units":"celsius"}' },
+    { type: 'signature', index: 0, signature: 'c2lnLWNhbGwtMQ==', kind: 'thought_signature' },
+    { type: 'tool_call_start', index: 1, id: 'fc-abc', name: 'get_time' },
+    { type: 'tool_call_delta', index: 1, id: 'fc-abc', argumentsDelta: '{"tz":"Europe/Paris"}' },
+    { type: 'tool_call_done', index: 1, id: 'fc-abc', name: 'get_time', arguments: '{"tz":"Europe/Paris"}' },
+    { type: 'usage', inputTokens: 29, outputTokens: 212, totalTokens: 241, reasoningTokens: 202, cachedInputTokens: null },
+    { type: 'done', stopReason: 'tool_use', providerReason: 'STOP' },
+  ]);
+  t.end();
+});
+
+t.test('MAX_TOKENS', (t) => {
+  const evs = check(t, fixture('gemini/max-tokens.sse'));
+  t.equal(textOf(evs), 'The sky is blue because of Rayleigh');
+  t.same(doneOf(evs), [{ stopReason: 'max_tokens', providerReason: 'MAX_TOKENS' }]);
+  t.same(usageOf(evs), [{ inputTokens: 7, outputTokens: 8, totalTokens: 15, reasoningTokens: null, cachedInputTokens: null }]);
+  t.end();
+});
+
+t.test('SAFETY: refusal, and the safety ratings are kept in a raw', (t) => {
+  const evs = check(t, fixture('gemini/safety.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'fx-resp-5', model: 'gemini-2.5-flash', dialect: 'gemini' },
+    { type: 'text_delta', index: 0, text: 'Here is how' },
+    { type: 'raw', keys: 'candidates,usageMetadata,modelVersion,responseId' },
+    { type: 'usage', inputTokens: 9, outputTokens: 3, totalTokens: 12, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'done', stopReason: 'refusal', providerReason: 'SAFETY' },
+  ]);
+  t.end();
+});
+
+t.test('promptFeedback.blockReason without candidates: refusal with the block reason', (t) => {
+  const evs = check(t, fixture('gemini/prompt-blocked.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'fx-resp-6', model: 'gemini-2.5-flash', dialect: 'gemini' },
+    { type: 'raw', keys: 'promptFeedback,usageMetadata,modelVersion,responseId' },
+    { type: 'usage', inputTokens: 21, outputTokens: null, totalTokens: 21, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'done', stopReason: 'refusal', providerReason: 'PROHIBITED_CONTENT' },
+  ]);
+  t.end();
+});
+
+t.test('an error chunk mid-stream: terminal error with the status, then done(error)', (t) => {
+  const evs = check(t, fixture('gemini/error-mid-stream.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'fx-resp-7', model: 'gemini-2.5-flash', dialect: 'gemini' },
+    { type: 'text_delta', index: 0, text: 'Partial' },
+    { type: 'usage', inputTokens: 4, outputTokens: 1, totalTokens: 5, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'error', code: 'UNAVAILABLE', message: 'The model is overloaded. Please try again later.', terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  t.same((of(evs, 'error')[0]!.raw as { error: { code: number } }).error.code, 503, 'raw keeps the numeric code');
+  t.end();
+});
+
+t.test('a stream that closes without finishReason: pending usage, then incomplete_stream', (t) => {
+  const evs = check(t, fixture('gemini/missing-finish-reason.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'fx-resp-8', model: 'gemini-2.5-flash', dialect: 'gemini' },
+    { type: 'text_delta', index: 0, text: 'One' },
+    { type: 'text_delta', index: 0, text: ' two' },
+    { type: 'usage', inputTokens: 4, outputTokens: 2, totalTokens: 6, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'error', code: 'incomplete_stream', message: "input ended before the response's terminal event", terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  t.end();
+});
+
+t.test('a [DONE] sentinel (added by a proxy) before finishReason ends the response as incomplete', (t) => {
+  const buf = Buffer.concat([fixture('gemini/missing-finish-reason.sse'), Buffer.from('data: [DONE]\r\n\r\n')]);
+  const evs = check(t, buf);
+  t.same(of(evs, 'error').map((e) => e.code), ['incomplete_stream']);
+  t.same(doneOf(evs), [{ stopReason: 'error', providerReason: null }]);
+  t.end();
+});
+
+t.test('JSON-array framing of a two-element response (CRLF inside, "\\n,\\r\\n" between)', (t) => {
+  const buf = fixture('gemini/json-array-two-elements.json');
+  const evs = check(t, buf);
+  t.same(check(t, buf, { framing: 'json-array' }), evs, 'explicit json-array framing gives the same events');
+  t.same(view(evs), [
+    { type: 'start', id: 'fx-resp-9', model: 'gemini-2.5-flash', dialect: 'gemini' },
+    { type: 'text_delta', index: 0, text: 'Hello' },
+    { type: 'text_delta', index: 0, text: ' there.' },
+    { type: 'usage', inputTokens: 3, outputTokens: 3, totalTokens: 6, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'done', stopReason: 'end', providerReason: 'STOP' },
+  ]);
+  t.end();
+});
+
+t.test('two candidates: choice 1 is stamped, its done comes before candidate 0\'s', (t) => {
+  const evs = check(t, fixture('gemini/two-candidates.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'fx-resp-10', model: 'gemini-2.5-flash', dialect: 'gemini' },
+    { type: 'text_delta', index: 0, text: 'Red' },
+    { type: 'text_delta', index: 0, text: 'Blue', choice: 1 },
+    { type: 'text_delta', index: 0, text: '.' },
+    { type: 'text_delta', index: 0, text: ' and green', choice: 1 },
+    { type: 'usage', inputTokens: 5, outputTokens: 6, totalTokens: 11, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'done', stopReason: 'max_tokens', providerReason: 'MAX_TOKENS', choice: 1 },
+    { type: 'done', stopReason: 'end', providerReason: 'STOP' },
+  ]);
+  t.end();
+});
+
+t.test('two candidates cut off: every choice gets a done, then the response ends incomplete', (t) => {
+  const text = fixture('gemini/two-candidates.sse').toString('utf8');
+  const first = Buffer.from(text.slice(0, text.indexOf('\r\n\r\n') + 4));
+  const evs = check(t, first);
+  t.same(view(evs).slice(3), [
+    { type: 'usage', inputTokens: 5, outputTokens: 2, totalTokens: 7, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'error', code: 'incomplete_stream', message: "input ended before the response's terminal event", terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null, choice: 1 },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  t.end();
+});
+
+t.test('Vertex streamed arguments with number/bool/null values, nested containers and the {} terminator', (t) => {
+  const evs = check(t, fixture('gemini/partial-args-types.sse'));
+  const args = '{"light":{"brightness":50,"on":true,"color":null},"tags":["ab","c"]}';
+  t.same(view(evs), [
+    { type: 'start', id: 'fx-resp-12', model: 'gemini-3.1-pro-preview', dialect: 'gemini' },
+    { type: 'tool_call_start', index: 0, id: 'call_0', name: 'configure' },
+    { type: 'tool_call_delta', index: 0, id: 'call_0', argumentsDelta: '{"light":{"brightness":50,"on":true' },
+    { type: 'tool_call_delta', index: 0, id: 'call_0', argumentsDelta: ',"color":null},"tags":["a' },
+    { type: 'tool_call_delta', index: 0, id: 'call_0', argumentsDelta: 'b","c"' },
+    { type: 'tool_call_delta', index: 0, id: 'call_0', argumentsDelta: ']}' },
+    { type: 'tool_call_done', index: 0, id: 'call_0', name: 'configure', arguments: args },
+    { type: 'usage', inputTokens: 10, outputTokens: 20, totalTokens: 30, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'done', stopReason: 'tool_use', providerReason: 'STOP' },
+  ]);
+  t.end();
+});
+
+t.test('Vertex streamed arguments cut off mid-string: onIncomplete closes the call with what was assembled', (t) => {
+  const evs = check(t, fixture('gemini/partial-args-cut.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'fx-resp-11', model: 'gemini-3.1-pro-preview', dialect: 'gemini' },
+    { type: 'tool_call_start', index: 0, id: 'call_0', name: 'plan' },
+    { type: 'signature', index: 0, signature: 'c2lnLXBsYW4=', kind: 'thought_signature' },
+    { type: 'tool_call_delta', index: 0, id: 'call_0', argumentsDelta: '{"steps":[{"title":"Pre' },
+    { type: 'tool_call_delta', index: 0, id: 'call_0', argumentsDelta: 'heat \\"oven\\"' },
+    { type: 'tool_call_delta', index: 0, id: 'call_0', argumentsDelta: '"}]}' },
+    { type: 'tool_call_done', index: 0, id: 'call_0', name: 'plan', arguments: '{"steps":[{"title":"Preheat \\"oven\\""}]}' },
+    // No usage: the `{trafficType}`-only usageMetadata has no count.
+    { type: 'error', code: 'incomplete_stream', message: "input ended before the response's terminal event", terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  t.end();
+});
+
+t.test('chunks that map to nothing become raw; empty groundingMetadata does not', (t) => {
+  const lines = [
+    '{"candidates": [{"content": {"parts": [{"text": "Hi"}],"role": "model"},"index": 0,"groundingMetadata": {}}],"responseId": "r","modelVersion": "m"}',
+    '{"candidates": [{"content": {"parts": [{"text": ""}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 1,"totalTokenCount": 1}}',
+    '{"candidates": [{"content": {"parts": [{"inlineData": {"mimeType": "image/png","data": "AAAA"}}],"role": "model"},"index": 0}]}',
+    '{"candidates": [{"content": {"parts": [{"text": " there"}],"role": "model"},"index": 0,"citationMetadata": {"citationSources": [{"uri": "https://example.com"}]}}]}',
+    '{"candidates": [{"content": {"parts": [{"thoughtSignature": "c2ln"}],"role": "model"},"finishReason": "MALFORMED_FUNCTION_CALL","finishMessage": "bad call","index": 0}]}',
+  ];
+  const buf = Buffer.from(lines.map((l) => `data: ${l}\r\n\r\n`).join(''));
+  const evs = check(t, buf);
+  t.same(view(evs), [
+    { type: 'start', id: 'r', model: 'm', dialect: 'gemini' },
+    { type: 'text_delta', index: 0, text: 'Hi' },
+    { type: 'raw', keys: 'candidates,usageMetadata' },
+    { type: 'raw', keys: 'candidates' },
+    { type: 'text_delta', index: 2, text: ' there' },
+    { type: 'raw', keys: 'candidates' },
+    // A signature-only part belongs to the current block.
+    { type: 'signature', index: 2, signature: 'c2ln', kind: 'thought_signature' },
+    { type: 'raw', keys: 'candidates' },
+    { type: 'usage', inputTokens: 1, outputTokens: null, totalTokens: 1, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'done', stopReason: 'other', providerReason: 'MALFORMED_FUNCTION_CALL' },
+  ]);
+  t.end();
+});
+
+t.test('finishReason mapping', (t) => {
+  const cases: [string, string][] = [
+    ['STOP', 'end'],
+    ['MAX_TOKENS', 'max_tokens'],
+    ['SAFETY', 'refusal'],
+    ['RECITATION', 'refusal'],
+    ['BLOCKLIST', 'refusal'],
+    ['PROHIBITED_CONTENT', 'refusal'],
+    ['SPII', 'refusal'],
+    ['IMAGE_SAFETY', 'refusal'],
+    ['IMAGE_PROHIBITED_CONTENT', 'refusal'],
+    ['IMAGE_RECITATION', 'refusal'],
+    ['LANGUAGE', 'other'],
+    ['OTHER', 'other'],
+    ['UNEXPECTED_TOOL_CALL', 'other'],
+    ['FINISH_REASON_UNSPECIFIED', 'other'],
+  ];
+  for (const [reason, stop] of cases) {
+    const evs = decode(Buffer.from(`data: {"candidates": [{"content": {"parts": [{"text": "x"}]},"finishReason": "${reason}"}]}\r\n\r\n`));
+    t.same(doneOf(evs), [{ stopReason: stop, providerReason: reason }], reason);
+  }
+  t.end();
+});
+
+t.test('several responses in one input each get their start and done', (t) => {
+  const one = fixture('gemini/max-tokens.sse');
+  const evs = check(t, Buffer.concat([one, fixture('gemini/function-call-signature.sse')]));
+  t.same(of(evs, 'start').map((e) => e.id), ['fx-resp-4', 'fx-resp-3']);
+  t.same(doneOf(evs).map((d) => d.stopReason), ['max_tokens', 'tool_use']);
+  t.same(usageOf(evs).map((u) => u.totalTokens), [15, 241]);
+  t.end();
+});
+
+t.test('an error object before anything else, with the dialect given: error and done, no start', (t) => {
+  const evs = check(t, Buffer.from('data: {"error": {"code": 429, "message": "Resource exhausted", "status": "RESOURCE_EXHAUSTED"}}\r\n\r\n'), G);
+  t.same(evs.map((e) => e.type), ['error', 'done']);
+  const err = of(evs, 'error')[0]!;
+  // The normalizer reports an error before any response itself (numeric code); the handler would use the status.
+  t.ok(err.code === '429' || err.code === 'RESOURCE_EXHAUSTED', `provider code (${err.code})`);
+  t.equal(err.message, 'Resource exhausted');
+  t.same(doneOf(evs), [{ stopReason: 'error', providerReason: null }]);
+  t.end();
+});
+
+// ---------------------------------------------------------------------------
+// partialArgs assembly, unit level
+
+t.test('parseJsonPath', (t) => {
+  t.same(parseJsonPath('$.a.b[0].c'), ['a', 'b', 0, 'c']);
+  t.same(parseJsonPath('$.operations[12].price'), ['operations', 12, 'price']);
+  t.same(parseJsonPath("$['odd key'].x"), ['odd key', 'x']);
+  t.same(parseJsonPath('$[0]'), [0]);
+  t.equal(parseJsonPath('a.b'), null);
+  t.equal(parseJsonPath('$'), null);
+  t.equal(parseJsonPath('$.a[x]'), null);
+  t.equal(parseJsonPath('$..a'), null);
+  t.end();
+});
+
+t.test('PartialArgsAssembler: out-of-order paths keep exact arguments and stop streaming deltas', (t) => {
+  const a = new PartialArgsAssembler();
+  const d1 = a.apply([{ jsonPath: '$.a.x', numberValue: 1 }, { jsonPath: '$.b', stringValue: 'B' }]);
+  t.equal(d1, '{"a":{"x":1},"b":"B"');
+  // Revisiting the closed container `a` cannot be written as a continuation of the text.
+  t.equal(a.apply([{ jsonPath: '$.a.y', boolValue: false }]), '');
+  t.equal(a.apply([{ jsonPath: '$.c', nullValue: 'NULL_VALUE' }]), '');
+  t.same(a.finish(), { args: '{"a":{"x":1,"y":false},"b":"B","c":null}', rest: null });
+  t.end();
+});
+
+t.test('PartialArgsAssembler: a skipped array slot or an integer-like key switches streaming off', (t) => {
+  const gap = new PartialArgsAssembler();
+  t.equal(gap.apply([{ jsonPath: '$.l[1]', numberValue: 2 }]), '');
+  t.same(gap.finish(), { args: '{"l":[null,2]}', rest: null });
+  const intKey = new PartialArgsAssembler();
+  t.equal(intKey.apply([{ jsonPath: '$.b', numberValue: 1 }]), '{"b":1');
+  t.equal(intKey.apply([{ jsonPath: '$.7', numberValue: 2 }]), '');
+  t.same(intKey.finish(), { args: '{"7":2,"b":1}', rest: null });
+  t.end();
+});
+
+t.test('PartialArgsAssembler: __proto__ is an ordinary key, escapes survive string continuation', (t) => {
+  const a = new PartialArgsAssembler();
+  const parts = [
+    a.apply([{ jsonPath: '$.__proto__', stringValue: 'p' }]),
+    a.apply([{ jsonPath: '$.s', stringValue: 'line\n"q', willContinue: true }]),
+    a.apply([{ jsonPath: '$.s', stringValue: '\\end', willContinue: true }]),
+  ];
+  const { args, rest } = a.finish();
+  t.equal(args, '{"__proto__":"p","s":"line\\n\\"q\\\\end"}');
+  t.equal(parts.join('') + rest, args);
+  t.same(JSON.parse(args), JSON.parse('{"__proto__":"p","s":"line\\n\\"q\\\\end"}'));
+  t.end();
+});
+
+t.test('PartialArgsAssembler: a call with no partialArgs at all has arguments {}', (t) => {
+  t.same(new PartialArgsAssembler().finish(), { args: '{}', rest: '{}' });
+  t.end();
+});
+
+// ---------------------------------------------------------------------------
+// corpus
+
+type FileCheck = (t: Test, evs: Ev[]) => void;
+
+const nestedRecipe = {
+  recipe: {
+    ingredients: [
+      { amount: '16 oz', name: 'Lasagna noodles' },
+      { amount: '1 lb', name: 'Ground beef' },
+      { amount: '15 oz', name: 'Ricotta cheese' },
+      { amount: '3 cups', name: 'Mozzarella cheese' },
+      { amount: '1/2 cup', name: 'Parmesan cheese' },
+      { amount: '24 oz', name: 'Tomato sauce' },
+      { amount: '1', name: 'Egg' },
+      { amount: '2 cloves', name: 'Garlic' },
+      { amount: '1 tsp', name: 'Salt' },
+      { amount: '1/2 tsp', name: 'Pepper' },
+    ],
+    name: 'Lasagna',
+    steps: [
+      'Preheat oven to 375°F (190°C).',
+      'Cook lasagna noodles according to package directions, drain and set aside.',
+      'Brown ground beef with minced garlic in a skillet. Drain fat and stir in tomato sauce. Simmer for 10 minutes.',
+      'In a bowl, mix ricotta cheese, egg, salt, pepper, and Parmesan cheese.',
+      'In a 9x13 baking dish, spread a thin layer of meat sauce.',
+      'Layer noodles, ricotta mixture, mozzarella, and meat sauce. Repeat.',
+      'Top with remaining mozzarella cheese.',
+      'Cover with foil and bake for 25 minutes.',
+      'Remove foil and bake for another 25 minutes until golden.',
+      'Let stand for 15 minutes before serving.',
+    ],
+  },
+};
+
+const usage = (inputTokens: number | null, outputTokens: number | null, totalTokens: number | null, reasoningTokens: number | null) => [
+  { inputTokens, outputTokens, totalTokens, reasoningTokens, cachedInputTokens: null },
+];
+
+const rawPayloads = (evs: Ev[]): Json[] => of(evs, 'raw').map((e) => e.event);
+
+const corpusChecks: Record<string, FileCheck> = {
+  'gemini-sse/crewai--http400-not-sse.body': (t, evs) => {
+    t.same(evs.map((e) => e.type), ['error', 'done']);
+    const err = of(evs, 'error')[0]!;
+    t.ok(err.code === '400' || err.code === 'INVALID_ARGUMENT', `provider code (${err.code})`);
+    t.equal(err.message, 'API key not valid. Please pass a valid API key.');
+    t.equal(err.terminal, true);
+    t.same(doneOf(evs), [{ stopReason: 'error', providerReason: null }]);
+  },
+  'gemini-sse/mirascope--http404-not-sse.body': (t, evs) => {
+    t.same(evs.map((e) => e.type), ['error', 'done']);
+    const err = of(evs, 'error')[0]!;
+    t.ok(err.code === '404' || err.code === 'NOT_FOUND', `provider code (${err.code})`);
+    t.match(err.message, /^models\/this-model-does-not-exist-12345 is not found for API version v1beta/);
+  },
+  'gemini-sse/crewai--parallel-function-calls.sse': (t, evs) => {
+    t.same(calls(evs), [
+      { name: 'get_current_temperature', arguments: '{"city":"Paris"}' },
+      { name: 'get_current_temperature', arguments: '{"city":"London"}' },
+    ]);
+    const ids = of(evs, 'tool_call_start').map((e) => e.id);
+    t.equal(new Set(ids).size, 2, 'parallel calls get distinct ids');
+    t.same(doneOf(evs), [{ stopReason: 'tool_use', providerReason: 'STOP' }]);
+    t.same(usageOf(evs), usage(37, 14, 51, null));
+  },
+  'gemini-sse/js-genai--max-tokens.sse': (t, evs) => {
+    t.match(textOf(evs), /^The sky is blue primarily due to a phenomenon called \*\*Rayleigh Scattering\*\*\./);
+    t.match(textOf(evs), /collides with these gas molecules and particles\.$/);
+    t.same(doneOf(evs), [{ stopReason: 'max_tokens', providerReason: 'MAX_TOKENS' }]);
+    t.same(usageOf(evs), usage(7, 153 + 45, 205, 45));
+    t.equal(of(evs, 'raw').length, 0, 'the undocumented turnToken is not raw noise');
+  },
+  'gemini-sse/js-genai--vertex-max-tokens.sse': (t, evs) => {
+    t.equal(textOf(evs), "The sky is blue due to a phenomenon called **Rayleigh scattering**. Here's a breakdown:");
+    t.same(doneOf(evs), [{ stopReason: 'max_tokens', providerReason: 'MAX_TOKENS' }]);
+    t.same(usageOf(evs), usage(6, 20, 26, null));
+  },
+  'gemini-sse/pydantic-ai--after-function-response.sse': (t, evs) => {
+    t.equal(textOf(evs), 'The capital of Mexico is Mexico City.');
+    t.same(usageOf(evs), usage(257, 8, 265, null), 'the last usageMetadata wins (prompt 257, not 55)');
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+    t.equal(of(evs, 'raw').length, 0);
+  },
+  'gemini-sse/pydantic-ai--code-execution.sse': (t, evs) => {
+    const raws = rawPayloads(evs).map((p) => JSON.stringify(p));
+    t.equal(raws.length, 2, 'executableCode and codeExecutionResult chunks are raw');
+    t.match(raws[0], /"executableCode"/);
+    t.match(raws[1], /"codeExecutionResult".*-428330955\.97745/);
+    t.equal(textOf(evs), 'The result of $65465 - 6544 \\times 65464 - 6 + 1.02255$ is **-428,330,955.97745**.');
+    const sigs = of(evs, 'signature');
+    t.equal(sigs.length, 2);
+    t.equal(sigs[0]!.index, 0, 'signature of the executableCode block');
+    t.equal(sigs[1]!.index, of(evs, 'text_delta')[0]!.index, 'final empty-text signature on the text block');
+    t.same(usageOf(evs), usage(147 + 360, 108 + 168, 783, 168));
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+  },
+  'gemini-sse/pydantic-ai--file-search-grounding.sse': (t, evs) => {
+    t.match(textOf(evs), /^The capital of France is \*\*Paris\*\*\./);
+    t.match(textOf(evs), /in the northern part of the country\.$/);
+    const raws = rawPayloads(evs).map((p) => JSON.stringify(p));
+    t.equal(raws.length, 3);
+    t.match(raws[0], /"toolCall":\{"toolType":"FILE_SEARCH"/);
+    t.match(raws[1], /"toolResponse":\{"toolType":"FILE_SEARCH"/);
+    t.match(raws[2], /"retrievedContext".*"fileSearchStore"/, 'file search grounding is kept');
+    t.equal(of(evs, 'signature').length, 3);
+    t.same(usageOf(evs), usage(427 + 771, 122 + 447, 1767, 447));
+  },
+  'gemini-sse/pydantic-ai--function-call-thought-signature.sse': (t, evs) => {
+    t.same(calls(evs), [{ name: 'get_country', arguments: '{}' }]);
+    const sig = of(evs, 'signature');
+    t.equal(sig.length, 1);
+    t.equal(sig[0]!.index, of(evs, 'tool_call_start')[0]!.index, 'signature on the functionCall block');
+    t.equal(sig[0]!.signature.length, 1408);
+    t.same(doneOf(evs), [{ stopReason: 'tool_use', providerReason: 'STOP' }]);
+    t.same(usageOf(evs), usage(29, 212, 241, 202));
+  },
+  'gemini-sse/pydantic-ai--function-calls.sse': (t, evs) => {
+    t.same(calls(evs), [{ name: 'get_capital', arguments: '{"country":"France"}' }]);
+    t.equal(of(evs, 'signature').length, 0);
+    t.same(doneOf(evs), [{ stopReason: 'tool_use', providerReason: 'STOP' }]);
+    t.same(usageOf(evs), usage(52, 5, 57, null));
+  },
+  'gemini-sse/pydantic-ai--google-search-grounding.sse': (t, evs) => {
+    t.match(textOf(evs), /^### Weather in San Francisco is Mild and Partly Cloudy Today/);
+    t.match(textOf(evs), /The chance of rain remains low throughout the day\.$/);
+    const raws = rawPayloads(evs);
+    t.equal(raws.length, 1, 'only the chunk with real groundingMetadata is raw');
+    t.match(JSON.stringify(raws[0]), /"webSearchQueries":\["weather in San Francisco today"\]/);
+    t.same(usageOf(evs), usage(17 + 102, 241 + 412, 772, 412));
+  },
+  'gemini-sse/pydantic-ai--structured-output-with-search.sse': (t, evs) => {
+    t.same(JSON.parse(textOf(evs)), { city: 'Mexico City', country: 'Mexico' });
+    const raws = rawPayloads(evs).map((p) => JSON.stringify(p));
+    t.equal(raws.length, 3);
+    t.match(raws[0], /"toolCall":\{"toolType":"GOOGLE_SEARCH_WEB","args":\{"queries":\["largest city in Mexico"\]\}/);
+    t.match(raws[1], /"toolResponse"/);
+    t.match(raws[2], /"groundingMetadata"/);
+    t.same(of(evs, 'signature').map((s) => s.index), [0, 1, 2]);
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+  },
+  'gemini-sse/pydantic-ai--text-basic.sse': (t, evs) => {
+    t.same(view(evs), [
+      { type: 'start', id: 'w1peaMz6INOvnvgPgYfPiQY', model: 'gemini-2.0-flash-exp', dialect: 'gemini' },
+      { type: 'text_delta', index: 0, text: 'The' },
+      { type: 'text_delta', index: 0, text: ' capital of France' },
+      { type: 'text_delta', index: 0, text: ' is Paris.\n' },
+      { type: 'usage', inputTokens: 13, outputTokens: 8, totalTokens: 21, reasoningTokens: null, cachedInputTokens: null },
+      { type: 'done', stopReason: 'end', providerReason: 'STOP' },
+    ]);
+  },
+  'gemini-sse/pydantic-ai--thought-summaries.sse': (t, evs) => {
+    t.equal(of(evs, 'reasoning_delta').length, 4);
+    t.match(reasoningOf(evs), /^\*\*Clarifying User Goals\*\*/);
+    t.same([...new Set(of(evs, 'reasoning_delta').map((e) => e.index))], [0]);
+    t.same([...new Set(of(evs, 'text_delta').map((e) => e.index))], [1], 'the answer is one text block after the thoughts');
+    t.match(textOf(evs), /^This is a great question! Safely crossing the street/);
+    t.same(of(evs, 'signature').map((s) => s.index), [1]);
+    t.same(usageOf(evs), usage(34, 469 + 787, 1290, 787));
+  },
+  'gemini-sse/pydantic-ai--url-context.sse': (t, evs) => {
+    t.equal(textOf(evs), 'Pydantic AI Gateway is now available!');
+    const raws = rawPayloads(evs).map((p) => JSON.stringify(p));
+    t.equal(raws.length, 2);
+    t.match(raws[0], /"urlContextMetadata".*URL_RETRIEVAL_STATUS_SUCCESS/);
+    t.match(raws[1], /"groundingChunks"/);
+    t.same(usageOf(evs), usage(32 + 4610, 25 + 37, 4704, 37));
+  },
+  'gemini-sse/pydantic-ai--usage-mid-stream.sse': (t, evs) => {
+    t.equal(textOf(evs), Array.from({ length: 30 }, (_, i) => String(i + 1)).join('\n'));
+    // candidatesTokenCount grows 31 → 79 → 80: one usage event with the last value.
+    t.same(usageOf(evs), usage(18, 80 + 35, 133, 35));
+  },
+  'gemini-sse/pydantic-ai--vertex-flex-tier.sse': (t, evs) => {
+    t.equal(textOf(evs), 'OK');
+    t.same(of(evs, 'signature').map((s) => s.index), [0]);
+    t.same(usageOf(evs), usage(5, 101, 106, 100));
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+  },
+  'gemini-sse/vercel-ai--array-args-missing-terminal-call.sse': (t, evs) => {
+    const expected =
+      '{"operations":[{"action":"add","description":"Fresh red apple","itemid":"apple_001","price":0.5},{"action":"add","description":"Ripe yellow banana","itemid":"banana_001","price":0.3}]}';
+    t.same(calls(evs), [{ name: 'writeItems', arguments: expected }]);
+    t.ok(of(evs, 'tool_call_delta').length > 10, 'arguments are streamed as they are assembled');
+    const withAt = decode(corpusFile('gemini-sse/vercel-ai--array-args-missing-terminal-call.sse'), { positions: true });
+    const frames = (type: Ev['type']) => withAt.filter((e) => e.type === type).map((e) => e.at?.frame);
+    // 16 chunks: the last partialArgs entry (frame 14) has no willContinue, the terminator never comes.
+    t.same(frames('tool_call_done'), [14], 'the call completes at the partialArgs chunk without willContinue');
+    t.same(frames('done'), [15]);
+    t.same(doneOf(evs), [{ stopReason: 'tool_use', providerReason: 'STOP' }]);
+    t.same(usageOf(evs), usage(54, 74 + 121, 249, 121));
+  },
+  'gemini-sse/vercel-ai--no-args-function-call.sse': (t, evs) => {
+    t.same(calls(evs), [
+      { name: 'read_theme', arguments: '{}' },
+      { name: 'read_screen', arguments: '{"id":"A"}' },
+      { name: 'read_screen', arguments: '{"id":"B"}' },
+      { name: 'read_screen', arguments: '{"id":"C"}' },
+    ]);
+    t.equal(new Set(of(evs, 'tool_call_start').map((e) => e.id)).size, 4);
+    t.match(reasoningOf(evs), /^\*\*Processing User Requests\*\*/);
+    t.same(of(evs, 'signature').map((s) => s.index), [of(evs, 'tool_call_start')[0]!.index], 'signature of read_theme');
+    t.same(doneOf(evs), [{ stopReason: 'tool_use', providerReason: 'STOP' }]);
+  },
+  'gemini-sse/vercel-ai--thought-signature-empty-text.sse': (t, evs) => {
+    t.equal(textOf(evs), 'There are **3** "r"s in strawberry.\n\nSt**r**awbe**rr**y');
+    const sig = of(evs, 'signature');
+    t.equal(sig.length, 1, 'the empty-text part is not dropped');
+    t.equal(sig[0]!.index, 0);
+    t.equal(sig[0]!.signature.length, 1392);
+    t.same(usageOf(evs), usage(9, 23 + 302, 334, 302));
+  },
+  'gemini-sse/vercel-ai--vertex-partial-function-args-nested.sse': (t, evs) => {
+    const c = calls(evs);
+    t.equal(c.length, 1);
+    t.equal(c[0]!.name, 'cookRecipe');
+    t.same(JSON.parse(c[0]!.arguments), nestedRecipe);
+    t.equal(c[0]!.arguments, JSON.stringify(nestedRecipe));
+    t.same(of(evs, 'signature').map((s) => s.index), [0]);
+    t.equal(of(evs, 'raw').length, 10, 'the ten {willContinue: true} keep-alive chunks are raw');
+    t.same(usageOf(evs), usage(31, 684 + 1026, 1741, 1026));
+  },
+  'gemini-sse/vercel-ai--vertex-partial-function-args.sse': (t, evs) => {
+    t.same(calls(evs), [
+      { name: 'getWeather', arguments: '{"location":"Boston"}' },
+      { name: 'getWeather', arguments: '{"location":"San Francisco"}' },
+    ]);
+    t.same(
+      of(evs, 'tool_call_delta').filter((e) => e.index === 0).map((e) => e.argumentsDelta),
+      ['{"location":"Boston', '"', '}'],
+    );
+    t.same(doneOf(evs), [{ stopReason: 'tool_use', providerReason: 'STOP' }]);
+    t.same(usageOf(evs), usage(26, 23 + 132, 181, 132));
+  },
+  'gemini-json-array/llm-gemini--after-function-response.json': (t, evs) => {
+    t.equal(textOf(evs), 'How about Charles and Sammy?');
+    t.same(usageOf(evs), usage(137, 6, 143, null));
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+  },
+  'gemini-json-array/llm-gemini--function-call.json': (t, evs) => {
+    t.match(reasoningOf(evs), /^\*\*Generating Pelican Names\*\*/);
+    t.same(calls(evs), [{ name: 'pelican_name_generator', arguments: '{}' }]);
+    t.same(of(evs, 'signature').map((s) => s.index), [of(evs, 'tool_call_start')[0]!.index]);
+    t.match(JSON.stringify(rawPayloads(evs)), /"finishMessage":"Model generated function call\(s\)\."/, 'finishMessage is kept');
+    t.same(doneOf(evs), [{ stopReason: 'tool_use', providerReason: 'STOP' }]);
+    t.same(usageOf(evs), usage(32, 12 + 42, 86, 42));
+  },
+  'gemini-json-array/llm-gemini--gemini3-function-call.json': (t, evs) => {
+    t.same(calls(evs), [{ name: 'multiply', arguments: '{"y":3,"x":5}' }]);
+    t.equal(of(evs, 'signature').length, 1);
+    t.same(doneOf(evs), [{ stopReason: 'tool_use', providerReason: 'STOP' }]);
+    t.same(usageOf(evs), usage(60, 48, 108, 32));
+  },
+  'gemini-json-array/llm-gemini--gemini3-text.json': (t, evs) => {
+    t.equal(textOf(evs), '5 times 3 is 15.');
+    t.same(usageOf(evs), usage(121, 9, 130, null));
+  },
+  'gemini-json-array/llm-gemini--multiple-items.json': (t, evs) => {
+    const doc = JSON.parse(textOf(evs)) as { dogs: { name: string; age: number }[] };
+    t.same(doc.dogs.map((d) => d.name), ['Shadow', 'Zephyr', 'Baron']);
+    t.ok(of(evs, 'text_delta').length >= 4, 'the JSON text is split over many elements');
+    t.same(usageOf(evs), usage(6, 65 + 570, 641, 570));
+  },
+  'gemini-json-array/llm-gemini--single-element.json': (t, evs) => {
+    t.same(calls(evs), [{ name: 'pelican_name_generator', arguments: '{}' }]);
+    t.same(doneOf(evs), [{ stopReason: 'tool_use', providerReason: 'STOP' }]);
+    t.same(usageOf(evs), usage(105, 13, 118, null));
+  },
+  'gemini-json-array/llm-gemini--structured-output.json': (t, evs) => {
+    const doc = JSON.parse(textOf(evs)) as { name: string; age: number };
+    t.equal(doc.name, 'Zephyr The Rocket Barkington');
+    t.equal(doc.age, 4);
+    t.same(usageOf(evs), usage(5, 50 + 453, 508, 453));
+  },
+  'gemini-json-array/llm-gemini--text.json': (t, evs) => {
+    t.match(reasoningOf(evs), /^\*\*Considering the Constraint\*\*/);
+    t.equal(textOf(evs), 'Scoop');
+    t.same(of(evs, 'signature').map((s) => s.index), [1]);
+    t.same(usageOf(evs), usage(11, 2 + 291, 304, 291));
+  },
+};
+
+t.test('corpus', { skip: !hasCorpus && 'no corpus' }, (t) => {
+  const files = corpusFiles(['gemini-sse', 'gemini-json-array']);
+  t.equal(files.length, 30, 'all 30 corpus files are found');
+  for (const file of files) {
+    t.test(file.name, (t) => {
+      const evs = check(t, file.bytes, {}, true);
+      const check_ = corpusChecks[file.name];
+      t.ok(check_, 'has documented checks');
+      check_?.(t, evs);
+      if (file.dir === 'gemini-json-array') {
+        t.same(decode(file.bytes, { framing: 'json-array' }), evs, 'explicit json-array framing');
+      }
+      if (!file.name.endsWith('.body')) t.same(decode(file.bytes, G), evs, 'explicit dialect gives the same events');
+      t.end();
+    });
+  }
+  t.end();
+});
+
+t.test('a .body error with the dialect given is still one error and one done', { skip: !hasCorpus && 'no corpus' }, (t) => {
+  const evs = decode(corpusFile('gemini-sse/crewai--http400-not-sse.body'), G);
+  t.same(evs.map((e) => e.type), ['error', 'done']);
+  t.equal(of(evs, 'error')[0]!.message, 'API key not valid. Please pass a valid API key.');
+  t.end();
+});

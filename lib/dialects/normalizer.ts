@@ -79,7 +79,9 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
       ctx.emit({ type: 'raw', event: payload });
       return;
     }
-    if (handler === null && 'error' in payload && detectDialect(payload) === null) {
+    // A typed error event (`{type: 'error', …}`) of a known dialect is the dialect's to handle.
+    const typed = dialect !== null && typeof payload['type'] === 'string';
+    if (handler === null && !typed && 'error' in payload && detectDialect(payload) === null) {
       const err = providerError(payload);
       if (err !== undefined) {
         // A plain JSON error body (HTTP 4xx), or an error before any response: whatever the dialect.

@@ -1,0 +1,316 @@
+import t, { type Test } from 'tap';
+import { decodeAll, type EventsStageOptions } from '../../lib/pipeline/events-stage.js';
+import type { UnifiedEvent } from '../../lib/events.js';
+import { chunkings, quickChunkings, type Chunking } from '../helpers/chunks.js';
+import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+
+type Ev = UnifiedEvent;
+
+function decode(buf: Buffer, options: EventsStageOptions = {}): Ev[] {
+  return decodeAll([buf], options);
+}
+
+function stable(t: Test, buf: Buffer, options: EventsStageOptions, gen: Iterable<Chunking>): Ev[] {
+  const whole = decode(buf, options);
+  const expected = JSON.stringify(whole);
+  const bad: string[] = [];
+  for (const { name, chunks } of gen) if (JSON.stringify(decodeAll(chunks, options)) !== expected) bad.push(name);
+  t.same(bad, [], 'identical events under every chunking');
+  return whole;
+}
+
+/** Compact view: raw payloads become their event_type (or the sentinel), usage/error drop `raw`. */
+function view(evs: Ev[]): unknown[] {
+  return evs.map((e) => {
+    if (e.type === 'raw') {
+      const ev = e.event;
+      const kind = typeof ev === 'object' && ev !== null && !Array.isArray(ev) ? ev['event_type'] : ev;
+      return e.cursor === undefined ? { type: 'raw', kind } : { type: 'raw', kind, cursor: e.cursor };
+    }
+    if (e.type === 'usage' || e.type === 'error') {
+      const { raw: _raw, ...rest } = e;
+      return rest;
+    }
+    return e;
+  });
+}
+
+const of = <K extends Ev['type']>(evs: Ev[], type: K): Extract<Ev, { type: K }>[] =>
+  evs.filter((e): e is Extract<Ev, { type: K }> => e.type === type);
+
+const textOf = (evs: Ev[]): string =>
+  of(evs, 'text_delta')
+    .map((e) => e.text)
+    .join('');
+
+const doneOf = (evs: Ev[]) => of(evs, 'done').map((e) => ({ stopReason: e.stopReason, providerReason: e.providerReason }));
+
+const usageOf = (evs: Ev[]) =>
+  of(evs, 'usage').map(({ inputTokens, outputTokens, totalTokens, reasoningTokens, cachedInputTokens }) => ({
+    inputTokens,
+    outputTokens,
+    totalTokens,
+    reasoningTokens,
+    cachedInputTokens,
+  }));
+
+function invariants(t: Test, evs: Ev[]): void {
+  t.equal(of(evs, 'error').filter((e) => e.code === 'invalid_json').length, 0, 'no invalid_json');
+  t.equal(of(evs, 'done').length, Math.max(of(evs, 'start').length, 1), 'exactly one done per response');
+  t.equal(of(evs, 'text_delta').filter((e) => e.text === '').length, 0, 'no empty text_delta');
+  const deltas = new Map<string, string[]>();
+  for (const e of evs) {
+    if (e.type === 'tool_call_start') deltas.set(e.id, []);
+    else if (e.type === 'tool_call_delta') deltas.get(e.id)?.push(e.argumentsDelta);
+    else if (e.type === 'tool_call_done') t.equal(deltas.get(e.id)?.join(''), e.arguments, `deltas of ${e.id} make its arguments`);
+  }
+}
+
+function check(t: Test, buf: Buffer, quick = false): Ev[] {
+  const evs = stable(t, buf, {}, quick ? quickChunkings(buf) : chunkings(buf));
+  invariants(t, evs);
+  t.same(decode(buf, { dialect: 'gemini-interactions' }), evs, 'explicit dialect gives the same events');
+  return evs;
+}
+
+// ---------------------------------------------------------------------------
+// fixtures
+
+t.test('text: thought summary + signature, text deltas, usage incl. thoughts, event_id as cursor', (t) => {
+  const evs = check(t, fixture('gemini-interactions/text.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'v1_fx1', model: 'gemini-3-flash-preview', cursor: 'e1', dialect: 'gemini-interactions' },
+    { type: 'raw', kind: 'interaction.status_update', cursor: 'e2' },
+    { type: 'raw', kind: 'step.start', cursor: 'e3' },
+    { type: 'reasoning_delta', index: 0, text: 'Counting first.', cursor: 'e4' },
+    { type: 'signature', index: 0, signature: 'c2lnLWl4', kind: 'thought_signature', cursor: 'e5' },
+    { type: 'raw', kind: 'step.stop', cursor: 'e6' },
+    { type: 'raw', kind: 'step.start', cursor: 'e7' },
+    { type: 'text_delta', index: 1, text: '1, 2, ', cursor: 'e8' },
+    { type: 'text_delta', index: 1, text: '3 — fin 😀', cursor: 'e9' },
+    { type: 'raw', kind: 'step.stop', cursor: 'e10' },
+    // input 20 + tool-use 5; output 10 + thoughts 25.
+    { type: 'usage', inputTokens: 25, outputTokens: 35, totalTokens: 60, reasoningTokens: 25, cachedInputTokens: 8, cursor: 'e11' },
+    { type: 'done', stopReason: 'end', providerReason: 'completed', cursor: 'e11' },
+    // The sentinel after interaction.completed is outside the response.
+    { type: 'raw', kind: '[DONE]' },
+  ]);
+  t.end();
+});
+
+t.test('function call with arguments_delta fragments; a call without deltas takes step.arguments', (t) => {
+  const evs = check(t, fixture('gemini-interactions/function-call-fragments.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'v1_fx2', model: 'gemini-2.5-flash', dialect: 'gemini-interactions' },
+    { type: 'tool_call_start', index: 0, id: 'fc1', name: 'getWeather' },
+    { type: 'tool_call_delta', index: 0, id: 'fc1', argumentsDelta: '{"loca' },
+    { type: 'tool_call_delta', index: 0, id: 'fc1', argumentsDelta: 'tion":"San ' },
+    { type: 'tool_call_delta', index: 0, id: 'fc1', argumentsDelta: 'Francisco"}' },
+    { type: 'tool_call_done', index: 0, id: 'fc1', name: 'getWeather', arguments: '{"location":"San Francisco"}' },
+    { type: 'tool_call_start', index: 1, id: 'fc2', name: 'getTime' },
+    { type: 'signature', index: 1, signature: 'c2lnLWZj', kind: 'thought_signature' },
+    { type: 'tool_call_delta', index: 1, id: 'fc2', argumentsDelta: '{}' },
+    { type: 'tool_call_done', index: 1, id: 'fc2', name: 'getTime', arguments: '{}' },
+    { type: 'usage', inputTokens: 30, outputTokens: 10, totalTokens: 40, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'done', stopReason: 'tool_use', providerReason: 'requires_action' },
+    { type: 'raw', kind: '[DONE]' },
+  ]);
+  t.end();
+});
+
+t.test('event: error mid-stream: terminal error with the provider code, then done(error)', (t) => {
+  const evs = check(t, fixture('gemini-interactions/error.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: 'v1_fx3', model: 'gemini-2.5-flash', cursor: 'e1', dialect: 'gemini-interactions' },
+    { type: 'raw', kind: 'step.start', cursor: 'e2' },
+    { type: 'text_delta', index: 0, text: 'Partial', cursor: 'e3' },
+    { type: 'error', code: 'resource_exhausted', message: 'Quota exceeded.', terminal: true, cursor: 'e4' },
+    { type: 'done', stopReason: 'error', providerReason: null, cursor: 'e4' },
+  ]);
+  t.end();
+});
+
+t.test('[DONE] while the response is open: calls with complete arguments close, then incomplete_stream', (t) => {
+  const evs = check(t, fixture('gemini-interactions/done-without-completed.sse'));
+  t.same(view(evs), [
+    { type: 'start', id: '', model: 'gemini-2.5-flash', dialect: 'gemini-interactions' },
+    { type: 'tool_call_start', index: 0, id: 'fc9', name: 'lookup' },
+    { type: 'tool_call_delta', index: 0, id: 'fc9', argumentsDelta: '{"q":"x"}' },
+    { type: 'tool_call_start', index: 1, id: 'fc10', name: 'lookup' },
+    { type: 'tool_call_delta', index: 1, id: 'fc10', argumentsDelta: '{"q":' },
+    { type: 'tool_call_done', index: 0, id: 'fc9', name: 'lookup', arguments: '{"q":"x"}' },
+    { type: 'error', code: 'incomplete_stream', message: 'the stream ended before interaction.completed', terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  t.end();
+});
+
+t.test('input that ends without interaction.completed or [DONE]: the normalizer reports incomplete_stream', (t) => {
+  const text = fixture('gemini-interactions/text.sse').toString('utf8');
+  const cut = Buffer.from(text.slice(0, text.indexOf('event: step.stop')));
+  const evs = check(t, cut);
+  t.same(view(evs).slice(-2), [
+    { type: 'error', code: 'incomplete_stream', message: "input ended before the response's terminal event", terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  t.end();
+});
+
+t.test('status mapping of interaction.completed', (t) => {
+  const cases: [string, string][] = [
+    ['completed', 'end'],
+    ['requires_action', 'tool_use'],
+    ['incomplete', 'max_tokens'],
+    ['budget_exceeded', 'max_tokens'],
+    ['failed', 'error'],
+    ['cancelled', 'other'],
+    ['something_new', 'other'],
+  ];
+  for (const [status, stop] of cases) {
+    const evs = decode(
+      Buffer.from(
+        'event: interaction.created\ndata: {"interaction":{"id":"i","status":"in_progress"},"event_type":"interaction.created"}\n\n' +
+          `event: interaction.completed\ndata: {"interaction":{"id":"i","status":"${status}"},"event_type":"interaction.completed"}\n\n`,
+      ),
+    );
+    t.same(doneOf(evs), [{ stopReason: stop, providerReason: status }], status);
+    t.equal(of(evs, 'error').length, status === 'failed' ? 1 : 0, `${status}: error event only when failed`);
+  }
+  t.end();
+});
+
+t.test('other deltas and steps are raw; a trailing status update does not open a response', (t) => {
+  const lines = [
+    { event_type: 'interaction.created', interaction: { id: 'i9', model: 'm' } },
+    { event_type: 'step.start', index: 0, step: { type: 'code_execution_call', id: 'x' } },
+    { event_type: 'step.delta', index: 0, delta: { type: 'code_execution_call', arguments: { code: 'print(1)' } } },
+    { event_type: 'step.delta', index: 1, delta: { type: 'text', text: '' } },
+    { event_type: 'step.delta', index: 1, delta: { type: 'image', data: 'AAAA', mime_type: 'image/png' } },
+    { event_type: 'step.delta', index: 2, delta: { type: 'arguments_delta', arguments: '{}' } },
+    { event_type: 'something.new', index: 3 },
+    { event_type: 'interaction.completed', interaction: { id: 'i9', status: 'completed' } },
+    { event_type: 'interaction.status_update', interaction_id: 'i9', status: 'completed' },
+  ];
+  const buf = Buffer.from(lines.map((l) => `event: ${l.event_type}\ndata: ${JSON.stringify(l)}\n\n`).join('') + 'event: done\ndata: [DONE]\n\n');
+  const evs = check(t, buf);
+  t.same(view(evs), [
+    { type: 'start', id: 'i9', model: 'm', dialect: 'gemini-interactions' },
+    { type: 'raw', kind: 'step.start' },
+    { type: 'raw', kind: 'step.delta' },
+    { type: 'raw', kind: 'step.delta' },
+    { type: 'raw', kind: 'step.delta' },
+    // arguments for a step never started as a function_call: nothing to attach them to.
+    { type: 'raw', kind: 'step.delta' },
+    { type: 'raw', kind: 'something.new' },
+    { type: 'done', stopReason: 'end', providerReason: 'completed' },
+    { type: 'raw', kind: 'interaction.status_update' },
+    { type: 'raw', kind: '[DONE]' },
+  ]);
+  t.end();
+});
+
+t.test('a resumed stream (no interaction.created) starts at its first step with the id from the status update', (t) => {
+  const lines = [
+    { event_type: 'interaction.status_update', interaction_id: 'v1_resumed', status: 'in_progress', event_id: 'e7' },
+    { event_type: 'step.delta', index: 1, delta: { type: 'text', text: 'rest' }, event_id: 'e8' },
+    { event_type: 'interaction.completed', interaction: { id: 'v1_resumed', status: 'completed' }, event_id: 'e9' },
+  ];
+  const buf = Buffer.from(lines.map((l) => `event: ${l.event_type}\ndata: ${JSON.stringify(l)}\n\n`).join(''));
+  const evs = check(t, buf);
+  t.same(view(evs), [
+    { type: 'raw', kind: 'interaction.status_update', cursor: 'e7' },
+    { type: 'start', id: 'v1_resumed', model: null, cursor: 'e8', dialect: 'gemini-interactions' },
+    { type: 'text_delta', index: 1, text: 'rest', cursor: 'e8' },
+    { type: 'done', stopReason: 'end', providerReason: 'completed', cursor: 'e9' },
+  ]);
+  t.end();
+});
+
+// ---------------------------------------------------------------------------
+// corpus
+
+const corpusChecks: Record<string, (t: Test, evs: Ev[]) => void> = {
+  'gemini-interactions/vercel-ai--after-function-result.sse': (t, evs) => {
+    t.equal(textOf(evs), 'The weather in San Francisco right now is sunny with a temperature of 27 degrees Celsius.');
+    t.same(usageOf(evs), [{ inputTokens: 161, outputTokens: 19, totalTokens: 180, reasoningTokens: 0, cachedInputTokens: 0 }]);
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'completed' }]);
+  },
+  'gemini-interactions/vercel-ai--basic.sse': (t, evs) => {
+    const start = of(evs, 'start')[0]!;
+    t.match(start.id, /^v1_ChdUR3NIYXVyQkFlYVA2ZGtQajZERThBVRIX/);
+    t.equal(start.model, 'gemini-2.5-flash');
+    t.same(
+      evs.map((e) => e.type),
+      ['start', 'raw', 'raw', 'signature', 'raw', 'raw', 'text_delta', 'raw', 'usage', 'done', 'raw'],
+      'created, status_update, thought step (signature), model_output step (text), completed, [DONE]',
+    );
+    t.same(of(evs, 'signature').map((s) => [s.index, s.signature.length]), [[0, 744]]);
+    t.match(textOf(evs), /^I'm doing great, thank you for asking!/);
+    t.equal(of(evs, 'text_delta')[0]!.index, 1);
+    // total 148 = input 7 + output 26 + thoughts 115.
+    t.same(usageOf(evs), [{ inputTokens: 7, outputTokens: 26 + 115, totalTokens: 148, reasoningTokens: 115, cachedInputTokens: 0 }]);
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'completed' }]);
+  },
+  'gemini-interactions/vercel-ai--function-call.sse': (t, evs) => {
+    t.same(
+      evs.filter((e) => e.type.startsWith('tool_call')).map((e) => view([e])[0]),
+      [
+        { type: 'tool_call_start', index: 1, id: '61nzpsv4', name: 'getWeather' },
+        { type: 'tool_call_delta', index: 1, id: '61nzpsv4', argumentsDelta: '{"location":"San Francisco"}' },
+        { type: 'tool_call_done', index: 1, id: '61nzpsv4', name: 'getWeather', arguments: '{"location":"San Francisco"}' },
+      ],
+    );
+    t.same(doneOf(evs), [{ stopReason: 'tool_use', providerReason: 'requires_action' }]);
+    t.same(usageOf(evs), [{ inputTokens: 53, outputTokens: 15 + 65, totalTokens: 133, reasoningTokens: 65, cachedInputTokens: 0 }]);
+  },
+  'gemini-interactions/vercel-ai--google-search.sse': (t, evs) => {
+    t.match(textOf(evs), /^Here's a notable AI development/);
+    t.match(textOf(evs), /biologically plausible mechanisms\.$/);
+    const raws = of(evs, 'raw').map((e) => JSON.stringify(e.event));
+    t.ok(raws.some((r) => r.includes('"annotations"') && r.includes('url_citation')), 'annotations delta kept as raw');
+    t.ok(raws.some((r) => r.includes('"google_search_call"') && r.includes('major AI announcements May 2026')), 'search call kept');
+    t.ok(raws.some((r) => r.includes('"google_search_result"') && r.includes('search_suggestions')), 'search result kept');
+    t.equal(of(evs, 'tool_call_start').length, 0, 'server-side search steps are not function calls');
+    // total 1983 = input 22 + tool use 198 + output 590 + thoughts 1173.
+    t.same(usageOf(evs), [{ inputTokens: 22 + 198, outputTokens: 590 + 1173, totalTokens: 1983, reasoningTokens: 1173, cachedInputTokens: 0 }]);
+  },
+  'gemini-interactions/vercel-ai--stateful-turn1.sse': (t, evs) => {
+    t.match(textOf(evs), /^The three largest cities in Spain by population/);
+    t.match(textOf(evs), /\*\*Valencia\*\*$/);
+    t.same(usageOf(evs), [{ inputTokens: 10, outputTokens: 31 + 137, totalTokens: 178, reasoningTokens: 137, cachedInputTokens: 0 }]);
+  },
+  'gemini-interactions/vercel-ai--stateful-turn2.sse': (t, evs) => {
+    t.match(textOf(evs), /^The most famous landmark in \*\*Barcelona\*\*/);
+    t.match(textOf(evs), /Sagrada Familia/);
+    t.same(usageOf(evs), [{ inputTokens: 12, outputTokens: 54 + 391, totalTokens: 457, reasoningTokens: 391, cachedInputTokens: 0 }]);
+  },
+  'gemini-interactions/vercel-ai--stateless-turn1.sse': (t, evs) => {
+    t.equal(of(evs, 'start')[0]!.id, '', 'store=false: the interaction id is an empty string');
+    t.match(textOf(evs), /^The three largest cities in Spain are:/);
+    t.same(usageOf(evs), [{ inputTokens: 10, outputTokens: 29 + 174, totalTokens: 213, reasoningTokens: 174, cachedInputTokens: 0 }]);
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'completed' }]);
+  },
+  'gemini-interactions/vercel-ai--stateless-turn2.sse': (t, evs) => {
+    t.equal(of(evs, 'start')[0]!.id, '');
+    t.match(textOf(evs), /is undoubtedly the \*\*Sagrada Familia\*\*\.$/);
+    t.same(usageOf(evs), [{ inputTokens: 52, outputTokens: 22 + 395, totalTokens: 469, reasoningTokens: 395, cachedInputTokens: 0 }]);
+  },
+};
+
+t.test('corpus', { skip: !hasCorpus && 'no corpus' }, (t) => {
+  const files = corpusFiles(['gemini-interactions']);
+  t.equal(files.length, 8, 'all 8 corpus files are found');
+  for (const file of files) {
+    t.test(file.name, (t) => {
+      const evs = check(t, file.bytes, true);
+      t.same(evs.map((e) => e.type).slice(-3), ['usage', 'done', 'raw'], 'completed → usage, done; then [DONE] outside the response');
+      t.equal(of(evs, 'start').length, 1);
+      t.equal(of(evs, 'raw').at(-1)?.event, '[DONE]');
+      const checkFile = corpusChecks[file.name];
+      t.ok(checkFile, 'has documented checks');
+      checkFile?.(t, evs);
+      t.end();
+    });
+  }
+  t.end();
+});

@@ -1,0 +1,292 @@
+/**
+ * unified events → one FinalResult per response. Combines the text, tool
+ * argument, usage, signature and audio accumulators and resets after each
+ * response (a log holds many).
+ *
+ * Response boundaries are those of ResponseTracker (response.ts). Events that
+ * belong to no response are handled so:
+ * - `raw`, `session`, `tool_call_cancel`: not reflected in any final;
+ * - `error` and `usage` while no response is open: carried into the next
+ *   response's final; if input ends with no response open they appear in no
+ *   final at all (they still flowed as events).
+ *
+ * Limits: exceeding one throws LimitExceededError; before throwing, the
+ * partial final of the response is emitted with stopReason `error` and a
+ * `limit_exceeded` error, so a consumer still sees what was received.
+ */
+import { LimitExceededError } from '../errors.js';
+import type { DialectName, Json, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
+import type { Emit, Stage } from '../stage.js';
+import type {
+  ContentBlock,
+  FinalAccumulatorOptions,
+  FinalChoice,
+  FinalError,
+  FinalResult,
+  FinalToolCall,
+  ReasoningContentBlock,
+} from './types.js';
+import { AudioTotals } from './audio.js';
+import {
+  BlockCounter,
+  DEFAULT_MAX_BLOCKS,
+  DEFAULT_MAX_TEXT_BYTES,
+  DEFAULT_MAX_TOOL_ARGUMENT_BYTES,
+  limitOption,
+} from './limits.js';
+import { OUTSIDE, RESTART, BEGIN, ResponseTracker, isFinalDone } from './response.js';
+import { SignatureList } from './signatures.js';
+import { TextStore, choiceOf, type TextBlock } from './text.js';
+import { ToolCallStore, type ToolCall } from './tool-args.js';
+import { emptyUsage, usageOf } from './usage.js';
+
+export interface FinalAccumulator extends Stage<UnifiedEvent, FinalResult> {
+  /** Partial value of a tool call's arguments in the open response (a live tree: do not mutate). */
+  preview(id: string, choice?: number): Json | undefined;
+}
+
+interface ChoiceState {
+  /** Text blocks and tool calls in order of first appearance. */
+  content: (TextBlock | ToolCall)[];
+  stopReason: StopReason | null;
+  providerReason: string | null;
+}
+
+function newChoice(): ChoiceState {
+  return { content: [], stopReason: null, providerReason: null };
+}
+
+function buildChoice(state: ChoiceState, stopReason: StopReason | null, providerReason: string | null): FinalChoice {
+  const content: ContentBlock[] = [];
+  const toolCalls: FinalToolCall[] = [];
+  const texts: string[] = [];
+  const refusals: string[] = [];
+  const reasonings: string[] = [];
+  for (const entry of state.content) {
+    if (entry.type === 'tool_call') {
+      content.push({ type: 'tool_call', id: entry.id, name: entry.name, arguments: entry.value });
+      toolCalls.push({ id: entry.id, name: entry.name, arguments: entry.value });
+      continue;
+    }
+    const text = entry.text();
+    if (entry.type === 'text') {
+      content.push({ type: 'text', text });
+      texts.push(text);
+    } else if (entry.type === 'refusal') {
+      content.push({ type: 'refusal', text });
+      refusals.push(text);
+    } else {
+      const block: ReasoningContentBlock = { type: 'reasoning', text };
+      if (entry.signature !== null) block.signature = entry.signature;
+      content.push(block);
+      reasonings.push(text);
+    }
+  }
+  return {
+    content,
+    text: texts.join(''),
+    refusal: refusals.length === 0 ? null : refusals.join(''),
+    reasoning: reasonings.join(''),
+    toolCalls,
+    stopReason,
+    providerReason,
+  };
+}
+
+export function createFinalAccumulator(options: FinalAccumulatorOptions = {}): FinalAccumulator {
+  const counter = new BlockCounter(limitOption('maxBlocks', options.maxBlocks, DEFAULT_MAX_BLOCKS));
+  const maxTextBytes = limitOption('maxTextBytes', options.maxTextBytes, DEFAULT_MAX_TEXT_BYTES);
+  const maxToolArgumentBytes = limitOption(
+    'maxToolArgumentBytes',
+    options.maxToolArgumentBytes,
+    DEFAULT_MAX_TOOL_ARGUMENT_BYTES,
+  );
+  const tracker = new ResponseTracker();
+
+  // State of the open response.
+  let dialect: DialectName | null = null;
+  let id: string | null = null;
+  let model: string | null = null;
+  let choices: ChoiceState[] = [newChoice()];
+  let errors: FinalError[] = [];
+  let usage: UsageEvent | null = null;
+  const signatures = new SignatureList();
+  const audio = new AudioTotals();
+  const text = new TextStore(maxTextBytes, counter, (block) => choiceState(block.choice).content.push(block));
+  const tools = new ToolCallStore(
+    maxToolArgumentBytes,
+    counter,
+    (error) => errors.push(error),
+    (call) => choiceState(call.choice).content.push(call),
+  );
+  // Seen while no response was open; carried into the next one.
+  let pendingErrors: FinalError[] = [];
+  let pendingUsage: UsageEvent | null = null;
+
+  function choiceState(k: number): ChoiceState {
+    while (choices.length <= k) {
+      // Every choice is an entry of `choices`: a huge index must not allocate without bound.
+      if (choices.length >= counter.max) {
+        throw new LimitExceededError('maxBlocks', counter.max, `choice index ${k} exceeds the block limit`);
+      }
+      choices.push(newChoice());
+    }
+    return choices[k] as ChoiceState;
+  }
+
+  function begin(): void {
+    if (pendingErrors.length > 0) {
+      errors = pendingErrors;
+      pendingErrors = [];
+    }
+    if (pendingUsage !== null) {
+      usage = pendingUsage;
+      pendingUsage = null;
+    }
+  }
+
+  function reset(): void {
+    dialect = null;
+    id = null;
+    model = null;
+    choices = [newChoice()];
+    errors = [];
+    usage = null;
+    signatures.reset();
+    audio.reset();
+    text.reset();
+    tools.reset();
+    counter.reset();
+  }
+
+  function build(stopReason: StopReason, providerReason: string | null): FinalResult {
+    tools.finishAll();
+    const built = choices.map((state, k) =>
+      k === 0 ? buildChoice(state, stopReason, providerReason) : buildChoice(state, state.stopReason, state.providerReason),
+    );
+    const first = built[0] as FinalChoice;
+    const result: FinalResult = {
+      dialect,
+      id,
+      model,
+      content: first.content,
+      text: first.text,
+      refusal: first.refusal,
+      reasoning: first.reasoning,
+      toolCalls: first.toolCalls,
+      usage: usage === null ? emptyUsage() : usageOf(usage),
+      stopReason,
+      providerReason,
+      signatures: signatures.list,
+      errors,
+      audio: audio.result(),
+    };
+    if (built.length > 1) result.choices = built;
+    return result;
+  }
+
+  /** The partial final of an unfinished response, with the reason it ended. */
+  function buildFailed(code: string, message: string): FinalResult {
+    errors.push({ code, message });
+    return build('error', null);
+  }
+
+  function handle(ev: UnifiedEvent, emit: Emit<FinalResult>): void {
+    const step = tracker.step(ev);
+    if (step === RESTART) {
+      const result = buildFailed('incomplete_stream', 'a new response started before the previous one was done');
+      reset();
+      emit(result);
+      begin();
+    } else if (step === BEGIN) {
+      begin();
+    }
+    switch (ev.type) {
+      case 'start':
+        dialect = ev.dialect ?? null;
+        id = ev.id;
+        model = ev.model;
+        return;
+      case 'text_delta':
+        text.add(ev.refusal === true ? 'refusal' : 'text', choiceOf(ev.choice), ev.index, ev.contentIndex ?? -1, ev.text);
+        return;
+      case 'reasoning_delta':
+        text.add('reasoning', choiceOf(ev.choice), ev.index, ev.contentIndex ?? -1, ev.text);
+        return;
+      case 'tool_call_start':
+        tools.start(choiceOf(ev.choice), ev.index, ev.id, ev.name);
+        return;
+      case 'tool_call_delta':
+        tools.delta(choiceOf(ev.choice), ev.index, ev.id, ev.argumentsDelta);
+        return;
+      case 'tool_call_done':
+        tools.done(choiceOf(ev.choice), ev.index, ev.id, ev.name, ev.arguments);
+        return;
+      case 'signature': {
+        const k = choiceOf(ev.choice);
+        signatures.add(ev.index, ev.signature, ev.kind);
+        let block = text.reasoningBlock(k, ev.index);
+        // Anthropic (signature / redacted data) and OpenAI (encrypted_content) signatures are the
+        // reasoning block itself when no text came (omitted thinking, no summary); a Gemini
+        // thoughtSignature may belong to a text or function-call part instead.
+        if (block === undefined && ev.kind !== 'thought_signature') block = text.addReasoningBlock(k, ev.index);
+        if (block !== undefined) block.signature = ev.signature;
+        return;
+      }
+      case 'usage':
+        if (step === OUTSIDE) pendingUsage = ev;
+        else usage = ev;
+        return;
+      case 'error':
+        if (step === OUTSIDE) pendingErrors.push({ code: ev.code, message: ev.message });
+        else errors.push({ code: ev.code, message: ev.message });
+        return;
+      case 'audio_delta':
+        audio.add(ev.mimeType, ev.data);
+        return;
+      case 'done':
+        if (isFinalDone(ev)) {
+          const result = build(ev.stopReason, ev.providerReason);
+          reset();
+          emit(result);
+        } else {
+          const state = choiceState(choiceOf(ev.choice));
+          state.stopReason = ev.stopReason;
+          state.providerReason = ev.providerReason;
+        }
+        return;
+      case 'raw':
+      case 'session':
+      case 'tool_call_cancel':
+        return;
+    }
+  }
+
+  return {
+    push(ev, emit) {
+      try {
+        handle(ev, emit);
+      } catch (err) {
+        if (err instanceof LimitExceededError) {
+          const result = buildFailed('limit_exceeded', err.message);
+          reset();
+          tracker.reset();
+          emit(result);
+        }
+        throw err;
+      }
+    },
+    end(emit) {
+      pendingErrors = [];
+      pendingUsage = null;
+      if (!tracker.open) return;
+      const result = buildFailed('incomplete_stream', 'input ended before the response was done');
+      reset();
+      tracker.reset();
+      emit(result);
+    },
+    preview(callId, choice = 0) {
+      return tools.get(callId, choice)?.preview();
+    },
+  };
+}

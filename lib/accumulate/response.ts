@@ -1,0 +1,76 @@
+/**
+ * Where one response ends and the next begins, seen from the event stream
+ * alone (every accumulator resets on the same boundaries as the final one).
+ *
+ * - `raw`, `session` and `tool_call_cancel` never open a response: realtime
+ *   logs carry them between responses.
+ * - `error` and `usage` arriving while no response is open do not open one
+ *   either (an `invalid_json` between responses, a late usage message): they
+ *   are OUTSIDE, and the accumulators carry them into the next response.
+ * - Any other event opens a response when none is open; `done` without
+ *   `choice` (or with `choice: 0`) closes it.
+ * - A second `start` inside an open response means the previous one never
+ *   finished: RESTART.
+ */
+import type { DoneEvent, UnifiedEvent } from '../events.js';
+
+/** The event is not part of any response. */
+export const OUTSIDE = 0;
+/** The event belongs to the open response. */
+export const INSIDE = 1;
+/** The event opens a new response. */
+export const BEGIN = 2;
+/** The event opens a new response while the previous one never finished. */
+export const RESTART = 3;
+export type ResponseStep = typeof OUTSIDE | typeof INSIDE | typeof BEGIN | typeof RESTART;
+
+/** True for the `done` that ends a whole response (not one choice of several). */
+export function isFinalDone(ev: DoneEvent): boolean {
+  return ev.choice === undefined || ev.choice === 0;
+}
+
+export class ResponseTracker {
+  /** A response has begun and its final `done` has not come yet. */
+  open = false;
+  private started = false;
+
+  /** Classifies one event and advances the state (call once per event, in order). */
+  step(ev: UnifiedEvent): ResponseStep {
+    switch (ev.type) {
+      case 'raw':
+      case 'session':
+      case 'tool_call_cancel':
+      case 'error':
+      case 'usage':
+        return this.open ? INSIDE : OUTSIDE;
+      case 'start':
+        if (this.open) {
+          if (this.started) return RESTART;
+          this.started = true;
+          return INSIDE;
+        }
+        this.open = true;
+        this.started = true;
+        return BEGIN;
+      case 'done': {
+        const wasOpen = this.open;
+        if (isFinalDone(ev)) {
+          this.open = false;
+          this.started = false;
+        } else {
+          this.open = true;
+        }
+        return wasOpen ? INSIDE : BEGIN;
+      }
+      default:
+        if (this.open) return INSIDE;
+        this.open = true;
+        return BEGIN;
+    }
+  }
+
+  reset(): void {
+    this.open = false;
+    this.started = false;
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Text, refusal and reasoning per content block. Deltas are kept as arrays of
+ * parts and joined only when read, so accumulation is linear in the text size.
+ */
+import type { Emit, Stage } from '../stage.js';
+import type { UnifiedEvent } from '../events.js';
+import type { TextAccumulatorOptions } from './types.js';
+import { BlockCounter, ByteMeter, DEFAULT_MAX_BLOCKS, DEFAULT_MAX_TEXT_BYTES, limitOption, type Utf8Source } from './limits.js';
+import { BEGIN, RESTART, ResponseTracker } from './response.js';
+
+export type TextBlockType = 'text' | 'refusal' | 'reasoning';
+
+/** One block's state. `contentIndex` is -1 when the event carried none. */
+export class TextBlock {
+  readonly type: TextBlockType;
+  readonly choice: number;
+  readonly index: number;
+  readonly contentIndex: number;
+  parts: string[] = [];
+  /** Set by the final accumulator when a signature belongs to this (reasoning) block. */
+  signature: string | null = null;
+
+  constructor(type: TextBlockType, choice: number, index: number, contentIndex: number) {
+    this.type = type;
+    this.choice = choice;
+    this.index = index;
+    this.contentIndex = contentIndex;
+  }
+
+  /** The block's text; collapses the parts so repeated reads do not re-join. */
+  text(): string {
+    const parts = this.parts;
+    if (parts.length === 1) return parts[0] as string;
+    if (parts.length === 0) return '';
+    const joined = parts.join('');
+    this.parts = [joined];
+    return joined;
+  }
+}
+
+/** Normalizes an event's `choice` (absent, or not a small non-negative integer, means choice 0). */
+export function choiceOf(choice: number | undefined): number {
+  return choice !== undefined && choice >>> 0 === choice ? choice : 0;
+}
+
+/**
+ * The blocks of one response in order of first appearance, keyed by
+ * (choice, type, index, contentIndex). Consecutive deltas of the same block
+ * (the common case) skip the map lookup.
+ */
+export class TextStore implements Utf8Source {
+  blocks: TextBlock[] = [];
+  private keyed = new Map<string, TextBlock>();
+  /** Last reasoning block per `choice:index`, for signatures. */
+  private reasoningAt = new Map<string, TextBlock>();
+  private last: TextBlock | null = null;
+  private readonly meter: ByteMeter;
+
+  constructor(
+    maxTextBytes: number,
+    private readonly counter: BlockCounter,
+    private readonly onBlock?: (block: TextBlock) => void,
+  ) {
+    this.meter = new ByteMeter(maxTextBytes, 'maxTextBytes', 'text and reasoning of one response');
+  }
+
+  /** Appends a delta; empty text never creates a block. */
+  add(type: TextBlockType, choice: number, index: number, contentIndex: number, text: string): void {
+    if (text.length === 0) return;
+    let block = this.last;
+    if (
+      block === null ||
+      block.index !== index ||
+      block.type !== type ||
+      block.contentIndex !== contentIndex ||
+      block.choice !== choice
+    ) {
+      block = this.blockFor(type, choice, index, contentIndex);
+      this.last = block;
+    }
+    this.meter.add(text, this);
+    block.parts.push(text);
+  }
+
+  /** The last reasoning block of (choice, index), if any. */
+  reasoningBlock(choice: number, index: number): TextBlock | undefined {
+    return this.reasoningAt.get(`${choice}:${index}`);
+  }
+
+  /** A new, empty reasoning block (one that carries only a signature). */
+  addReasoningBlock(choice: number, index: number): TextBlock {
+    return this.blockFor('reasoning', choice, index, -1);
+  }
+
+  utf8Bytes(): number {
+    let bytes = 0;
+    for (const block of this.blocks) for (const part of block.parts) bytes += Buffer.byteLength(part, 'utf8');
+    return bytes;
+  }
+
+  reset(): void {
+    this.blocks = [];
+    this.keyed.clear();
+    this.reasoningAt.clear();
+    this.last = null;
+    this.meter.reset();
+  }
+
+  private blockFor(type: TextBlockType, choice: number, index: number, contentIndex: number): TextBlock {
+    const key = `${choice}:${type}:${index}:${contentIndex}`;
+    let block = this.keyed.get(key);
+    if (block === undefined) {
+      this.counter.add();
+      block = new TextBlock(type, choice, index, contentIndex);
+      this.keyed.set(key, block);
+      this.blocks.push(block);
+      if (type === 'reasoning') this.reasoningAt.set(`${choice}:${index}`, block);
+      this.onBlock?.(block);
+    }
+    return block;
+  }
+}
+
+/** A block as the text accumulator reports it. */
+export interface TextBlockInfo {
+  choice: number;
+  type: TextBlockType;
+  index: number;
+  contentIndex: number | null;
+  text: string;
+}
+
+export interface TextAccumulator extends Stage<UnifiedEvent, UnifiedEvent> {
+  /** The current (or last finished) response's blocks in order of first appearance. */
+  blocks(): TextBlockInfo[];
+  /** Visible text of a choice, blocks concatenated without separator. */
+  text(choice?: number): string;
+  /** Refusal text of a choice, or null when it had none. */
+  refusal(choice?: number): string | null;
+  reasoning(choice?: number): string;
+}
+
+/**
+ * Passes events through unchanged and keeps the text of the current response
+ * (state resets when the next response begins, so it can be read after `done`).
+ * Audio transcripts (`transcript: true`) count as visible text.
+ */
+export function createTextAccumulator(options: TextAccumulatorOptions = {}): TextAccumulator {
+  const counter = new BlockCounter(limitOption('maxBlocks', options.maxBlocks, DEFAULT_MAX_BLOCKS));
+  const store = new TextStore(limitOption('maxTextBytes', options.maxTextBytes, DEFAULT_MAX_TEXT_BYTES), counter);
+  const tracker = new ResponseTracker();
+
+  function joined(type: TextBlockType, choice: number): string | null {
+    const parts: string[] = [];
+    for (const block of store.blocks) if (block.type === type && block.choice === choice) parts.push(block.text());
+    return parts.length === 0 ? null : parts.join('');
+  }
+
+  return {
+    push(ev: UnifiedEvent, emit: Emit<UnifiedEvent>) {
+      const step = tracker.step(ev);
+      if (step === BEGIN || step === RESTART) {
+        store.reset();
+        counter.reset();
+      }
+      if (ev.type === 'text_delta') {
+        store.add(ev.refusal === true ? 'refusal' : 'text', choiceOf(ev.choice), ev.index, ev.contentIndex ?? -1, ev.text);
+      } else if (ev.type === 'reasoning_delta') {
+        store.add('reasoning', choiceOf(ev.choice), ev.index, ev.contentIndex ?? -1, ev.text);
+      }
+      emit(ev);
+    },
+    end() {},
+    blocks() {
+      return store.blocks.map((b) => ({
+        choice: b.choice,
+        type: b.type,
+        index: b.index,
+        contentIndex: b.contentIndex < 0 ? null : b.contentIndex,
+        text: b.text(),
+      }));
+    },
+    text(choice = 0) {
+      return joined('text', choice) ?? '';
+    },
+    refusal(choice = 0) {
+      return joined('refusal', choice);
+    },
+    reasoning(choice = 0) {
+      return joined('reasoning', choice) ?? '';
+    },
+  };
+}

@@ -1,0 +1,111 @@
+/** The final result of one response and the accumulators' option types. */
+import type { DialectName, Json, SignatureKind, StopReason, Usage } from '../events.js';
+
+export interface TextContentBlock {
+  type: 'text';
+  text: string;
+}
+export interface RefusalContentBlock {
+  type: 'refusal';
+  text: string;
+}
+export interface ReasoningContentBlock {
+  type: 'reasoning';
+  text: string;
+  /** The block's signature (Anthropic signature / redacted data, OpenAI encrypted_content, Gemini thoughtSignature). */
+  signature?: string;
+}
+export interface ToolCallContentBlock {
+  type: 'tool_call';
+  id: string;
+  name: string;
+  /** Parsed JSON value; the raw text when it was not valid JSON (see `errors`). */
+  arguments: Json;
+}
+export type ContentBlock = TextContentBlock | RefusalContentBlock | ReasoningContentBlock | ToolCallContentBlock;
+
+export interface FinalToolCall {
+  id: string;
+  name: string;
+  /** Parsed JSON value; `{}` for empty arguments; the raw text when it was not valid JSON. */
+  arguments: Json;
+}
+
+export interface FinalSignature {
+  index: number;
+  signature: string;
+  kind: SignatureKind;
+}
+
+export interface FinalError {
+  code: string;
+  message: string;
+}
+
+export interface FinalAudio {
+  /** MIME type of the first audio delta that named one. */
+  mimeType: string | null;
+  /** Decoded byte count of all audio deltas (computed from the base64 length). */
+  bytes: number;
+}
+
+/** What one choice produced (OpenAI Chat `n > 1`). */
+export interface FinalChoice {
+  content: ContentBlock[];
+  text: string;
+  refusal: string | null;
+  reasoning: string;
+  toolCalls: FinalToolCall[];
+  /** Null for a choice k > 0 whose own `done` never came. */
+  stopReason: StopReason | null;
+  providerReason: string | null;
+}
+
+export interface FinalResult {
+  dialect: DialectName | null;
+  id: string | null;
+  model: string | null;
+  /** Choice 0's blocks in order of first appearance. */
+  content: ContentBlock[];
+  /** Visible text blocks concatenated (refusal not included). */
+  text: string;
+  /** The refusal channel's text, or null when there was none. */
+  refusal: string | null;
+  reasoning: string;
+  toolCalls: FinalToolCall[];
+  /** All null when the response reported no usage. */
+  usage: Usage;
+  stopReason: StopReason;
+  providerReason: string | null;
+  signatures: FinalSignature[];
+  errors: FinalError[];
+  audio: FinalAudio | null;
+  /** Only when events of a choice k > 0 were seen: one entry per choice, `choices[k]` is choice k. */
+  choices?: FinalChoice[];
+}
+
+/** Limits of the tool-argument accumulator. */
+export interface ToolArgsAccumulatorOptions {
+  /** Buffered argument text per tool call, in UTF-8 bytes. @defaultValue 8 MiB */
+  maxToolArgumentBytes?: number;
+  /** Tool calls per response (the final accumulator counts content blocks too). @defaultValue 10,000 */
+  maxBlocks?: number;
+}
+
+/** Limits of the text accumulator. */
+export interface TextAccumulatorOptions {
+  /** Buffered text + refusal + reasoning per response, in UTF-8 bytes. @defaultValue 64 MiB */
+  maxTextBytes?: number;
+  /** Text, refusal and reasoning blocks per response. @defaultValue 10,000 */
+  maxBlocks?: number;
+}
+
+/** Limits of the final accumulator (each also accepts Infinity to disable it). */
+export interface FinalAccumulatorOptions {
+  /** Buffered argument text per tool call, in UTF-8 bytes. @defaultValue 8 MiB */
+  maxToolArgumentBytes?: number;
+  /** Content blocks + tool calls per response (all choices together). @defaultValue 10,000 */
+  maxBlocks?: number;
+  /** Buffered text + refusal + reasoning per response, in UTF-8 bytes. @defaultValue 64 MiB */
+  maxTextBytes?: number;
+}

@@ -323,7 +323,6 @@ function isEmptyValue(v: Json | undefined): boolean {
 
 function createGeminiResponse(ctx: DialectContext): ResponseHandler {
   let started = false;
-  let closed = false;
   let usage: JsonObject | null = null;
   const candidates: CandidateState[] = [];
   /** Events emitted for the payload being handled (to know when a raw is owed). */
@@ -331,7 +330,6 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
 
   function emit(ev: UnifiedEvent): void {
     emitted++;
-    if (ev.type === 'done') closed = true;
     ctx.emit(ev);
   }
 
@@ -509,8 +507,8 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
   function abort(code: string, message: string, raw: Json | undefined): void {
     flush();
     emit(errorEvent(code, message, true, raw));
-    const c0 = candidates.length > 0 && candidates[0]!.choice === 0 ? candidates[0]! : null;
-    finish(c0 !== null && c0.finishReason !== null ? doneFor(c0, 'error') : doneEvent('error', null), 'error');
+    // A terminal error is followed by done(error); finished choices k>0 keep their own reason.
+    finish(doneEvent('error', null), 'error');
   }
 
   function errorChunk(payload: JsonObject, err: JsonObject): void {
@@ -521,7 +519,6 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
   }
 
   function onPayload(payload: Json): void {
-    if (closed) return;
     if (!isObject(payload)) {
       emit({ type: 'raw', event: payload });
       return;

@@ -1,0 +1,121 @@
+import t from 'tap';
+import { LimitExceededError, OptionError } from '../../lib/errors.js';
+import type { UnifiedEvent } from '../../lib/events.js';
+import { runStage } from '../../lib/stage.js';
+import { createTextAccumulator } from '../../lib/accumulate/text.js';
+import {
+  anthropicThinkingToolUse,
+  done,
+  openaiChatText,
+  openaiChatTwoChoices,
+  openaiResponsesReasoning,
+  reasoning,
+  start,
+  text,
+  toolStart,
+} from './sequences.js';
+
+t.test('passes every event through unchanged, in order', async (t) => {
+  const events = [...anthropicThinkingToolUse(), ...openaiChatText()];
+  const out = runStage(createTextAccumulator(), events);
+  t.equal(out.length, events.length);
+  out.forEach((ev, i) => t.equal(ev, events[i], `event ${i} is the same object`));
+});
+
+t.test('OpenAI chat: one text block', async (t) => {
+  const acc = createTextAccumulator();
+  runStage(acc, openaiChatText());
+  t.strictSame(acc.blocks(), [{ choice: 0, type: 'text', index: 0, contentIndex: null, text: 'Paris is the capital.' }]);
+  t.equal(acc.text(), 'Paris is the capital.');
+  t.equal(acc.reasoning(), '');
+  t.equal(acc.refusal(), null);
+});
+
+t.test('blocks are keyed by type, index and contentIndex, in order of first appearance', async (t) => {
+  const acc = createTextAccumulator();
+  runStage(acc, [
+    ...openaiResponsesReasoning().slice(0, -1),
+    text(1, ' No.', { contentIndex: 1, refusal: true }),
+    text(1, ' More.', { contentIndex: 0 }),
+    done('end', 'completed'),
+  ]);
+  t.strictSame(acc.blocks(), [
+    { choice: 0, type: 'reasoning', index: 0, contentIndex: 0, text: '**Planning** the answer.' },
+    { choice: 0, type: 'reasoning', index: 0, contentIndex: 1, text: '**Checking**' },
+    { choice: 0, type: 'text', index: 1, contentIndex: 0, text: 'Hello there. More.' },
+    { choice: 0, type: 'refusal', index: 1, contentIndex: 1, text: ' No.' },
+  ]);
+  t.equal(acc.text(), 'Hello there. More.');
+  t.equal(acc.reasoning(), '**Planning** the answer.**Checking**');
+  t.equal(acc.refusal(), ' No.');
+});
+
+t.test('xAI /v1/messages reuses index 0 for thinking then text: two blocks', async (t) => {
+  const acc = createTextAccumulator();
+  runStage(acc, [start('m', 'grok-4'), reasoning(0, 'hmm'), reasoning(0, '...'), text(0, 'OK'), text(0, '.'), done('end', 'end_turn')]);
+  t.strictSame(
+    acc.blocks().map((b) => [b.type, b.index, b.text]),
+    [
+      ['reasoning', 0, 'hmm...'],
+      ['text', 0, 'OK.'],
+    ],
+  );
+});
+
+t.test('n=2: text per choice', async (t) => {
+  const acc = createTextAccumulator();
+  runStage(acc, openaiChatTwoChoices());
+  t.equal(acc.text(), 'Red roses');
+  t.equal(acc.text(1), 'Blue apples');
+  t.equal(acc.text(2), '');
+  t.strictSame(acc.blocks().map((b) => b.choice), [0, 1]);
+});
+
+t.test('state is kept after done and reset when the next response begins', async (t) => {
+  const acc = createTextAccumulator();
+  const emit = (): void => {};
+  for (const ev of openaiChatText()) acc.push(ev, emit);
+  t.equal(acc.text(), 'Paris is the capital.', 'readable after done');
+  acc.push({ type: 'raw', event: { type: 'ping' } }, emit);
+  t.equal(acc.text(), 'Paris is the capital.', 'raw between responses keeps it');
+  acc.push(start('next', 'm'), emit);
+  t.strictSame(acc.blocks(), []);
+  acc.push(text(0, 'Again'), emit);
+  t.equal(acc.text(), 'Again');
+});
+
+t.test('parts are joined once and collapsed; reading mid-stream does not lose deltas', async (t) => {
+  const acc = createTextAccumulator();
+  const emit = (): void => {};
+  acc.push(start('r', 'm'), emit);
+  const pieces: string[] = [];
+  for (let i = 0; i < 5000; i++) {
+    const piece = `w${i} `;
+    pieces.push(piece);
+    acc.push(text(0, piece), emit);
+    if (i % 1000 === 0) t.equal(acc.text(), pieces.join(''));
+  }
+  t.equal(acc.text(), pieces.join(''));
+  t.equal(acc.text(), pieces.join(''), 'twice');
+});
+
+t.test('empty deltas create no block; tool calls are not text', async (t) => {
+  const acc = createTextAccumulator();
+  runStage(acc, [start('r', 'm'), text(0, ''), reasoning(0, ''), toolStart(1, 'c', 'f'), text(2, 'x'), done('end', 'stop')]);
+  t.strictSame(acc.blocks(), [{ choice: 0, type: 'text', index: 2, contentIndex: null, text: 'x' }]);
+});
+
+t.test('limits: maxTextBytes (UTF-8) and maxBlocks', async (t) => {
+  const events: UnifiedEvent[] = [start('r', 'm'), text(0, 'ab'), reasoning(1, '中')];
+  t.doesNotThrow(() => runStage(createTextAccumulator({ maxTextBytes: 5 }), events));
+  const err = t.throws(() => runStage(createTextAccumulator({ maxTextBytes: 4 }), events)) as LimitExceededError;
+  t.type(err, LimitExceededError);
+  t.equal(err.limit, 'maxTextBytes');
+  const blocks = t.throws(() => runStage(createTextAccumulator({ maxBlocks: 1 }), events)) as LimitExceededError;
+  t.equal(blocks.limit, 'maxBlocks');
+  // The limits are per response.
+  t.doesNotThrow(() =>
+    runStage(createTextAccumulator({ maxTextBytes: 5, maxBlocks: 2 }), [...events, done('end', 'stop'), ...events, done('end', 'stop')]),
+  );
+  t.throws(() => createTextAccumulator({ maxTextBytes: -5 }), OptionError);
+});

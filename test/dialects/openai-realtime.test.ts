@@ -1,0 +1,427 @@
+import t, { type Test } from 'tap';
+import type { Json, UnifiedEvent } from '../../lib/events.js';
+import { createNormalizer } from '../../lib/dialects/normalizer.js';
+import { createMessageDecoder } from '../../lib/dialects/capture.js';
+import { decodeAll } from '../../lib/pipeline/events-stage.js';
+import { chain, runStage } from '../../lib/stage.js';
+import { chunkings, quickChunkings } from '../helpers/chunks.js';
+import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+
+type Ev = UnifiedEvent;
+
+function run(input: Buffer | string): Ev[] {
+  return decodeAll([typeof input === 'string' ? Buffer.from(input) : input]);
+}
+
+function stable(tt: Test, input: Buffer, quick = false): Ev[] {
+  const whole = run(input);
+  let same = true;
+  for (const { name, chunks } of quick ? quickChunkings(input) : chunkings(input)) {
+    const got = decodeAll(chunks);
+    if (JSON.stringify(got) !== JSON.stringify(whole)) {
+      tt.same(got, whole, `chunking ${name}`);
+      same = false;
+      break;
+    }
+  }
+  tt.ok(same, 'identical events under every chunking');
+  return whole;
+}
+
+function label(e: Json): string {
+  if (typeof e !== 'object' || e === null || Array.isArray(e)) return JSON.stringify(e);
+  if (e['dir'] === 'send') return 'send';
+  return typeof e['type'] === 'string' ? e['type'] : Object.keys(e).join(',');
+}
+
+function brief(ev: Ev): Json {
+  switch (ev.type) {
+    case 'raw':
+      return `raw:${label(ev.event)}`;
+    case 'usage':
+    case 'error': {
+      const { raw: _raw, ...rest } = ev;
+      return rest as unknown as Json;
+    }
+    default:
+      return ev as unknown as Json;
+  }
+}
+
+function texts(evs: Ev[], pred: (e: Ev & { type: 'text_delta' }) => boolean = () => true): string {
+  const out: string[] = [];
+  for (const e of evs) if (e.type === 'text_delta' && pred(e)) out.push(e.text);
+  return out.join('');
+}
+
+const count = (evs: Ev[], type: Ev['type']): number => evs.filter((e) => e.type === type).length;
+const isSend = (e: Ev): boolean => e.type === 'raw' && label(e.event) === 'send';
+
+const start = (id: string | null, model: string | null = 'gpt-realtime') => ({ type: 'start', id, model, dialect: 'openai-realtime' });
+const td = (text: string, index = 0) => ({ type: 'text_delta', index, contentIndex: 0, text });
+const tr = (text: string) => ({ type: 'text_delta', index: 0, contentIndex: 0, text, transcript: true });
+const usage = (inputTokens: number, outputTokens: number, cachedInputTokens: number | null = 0) => ({
+  type: 'usage',
+  inputTokens,
+  outputTokens,
+  totalTokens: inputTokens + outputTokens,
+  reasoningTokens: null,
+  cachedInputTokens,
+});
+const done = (stopReason: string, providerReason: string | null = 'completed') => ({ type: 'done', stopReason, providerReason });
+
+const A1 = 'AAABAAIAAwAEAAUABgAHAAgACQAKAAsADAANAA4ADwA=';
+const A2 = 'EAARABIAEwAUABUAFgAXABgAGQAaABsAHAAdAB4AHwA=';
+const A3 = 'IAAhACIAIwAkACUAJgAnACgAKQAqACsALAAtAC4ALwA=';
+
+const expected: Record<string, Json[]> = {
+  'text-turn': [
+    'raw:session.created',
+    'raw:session.updated',
+    'raw:conversation.item.added',
+    start('resp_T1'),
+    'raw:response.output_item.added',
+    'raw:response.content_part.added',
+    td('Hi'),
+    'raw:response.output_text.delta', // empty delta: no text_delta, but nothing dropped
+    td(' there — ünïcödé ✓'),
+    'raw:response.output_text.done',
+    'raw:response.content_part.done',
+    'raw:response.output_item.done',
+    usage(100, 7, 64),
+    done('end'),
+    // between responses: raw, no response opened, nothing reported missing at the end
+    'raw:rate_limits.updated',
+    'raw:input_audio_buffer.speech_started',
+  ],
+  'audio-transcript': [
+    'raw:session.created',
+    'raw:input_audio_buffer.speech_started',
+    'raw:input_audio_buffer.speech_stopped',
+    'raw:input_audio_buffer.committed',
+    start('resp_A2'),
+    'raw:conversation.item.input_audio_transcription.delta',
+    'raw:response.output_item.added',
+    'raw:response.content_part.added',
+    tr('Hello'),
+    // the session's output format (response.created names none here)
+    { type: 'audio_delta', index: 0, mimeType: 'audio/pcmu', data: A1 },
+    tr(' to you.'),
+    { type: 'audio_delta', index: 0, mimeType: 'audio/pcmu', data: A2 },
+    'raw:conversation.item.input_audio_transcription.completed',
+    'raw:response.output_audio.done',
+    'raw:response.output_audio_transcript.done',
+    'raw:response.output_item.done',
+    { type: 'usage', inputTokens: 30, outputTokens: 60, totalTokens: 90, reasoningTokens: null, cachedInputTokens: 0 },
+    done('end'),
+    'raw:output_audio_buffer.stopped',
+  ],
+  'tool-call': [
+    'raw:session.created',
+    start('resp_C1'),
+    { type: 'tool_call_start', index: 0, id: 'call_L1', name: 'lookup' },
+    { type: 'tool_call_delta', index: 0, id: 'call_L1', argumentsDelta: '{"q":' },
+    { type: 'tool_call_delta', index: 0, id: 'call_L1', argumentsDelta: '"tea","n":2}' },
+    { type: 'tool_call_done', index: 0, id: 'call_L1', name: 'lookup', arguments: '{"q":"tea","n":2}' },
+    'raw:response.output_item.done', // snapshot of a call already closed
+    // arguments.done with no output_item.added nor delta: started there, one delta holding it all
+    { type: 'tool_call_start', index: 1, id: 'call_L2', name: 'ping_host' },
+    { type: 'tool_call_delta', index: 1, id: 'call_L2', argumentsDelta: '{}' },
+    { type: 'tool_call_done', index: 1, id: 'call_L2', name: 'ping_host', arguments: '{}' },
+    // only an output_item.done, with empty arguments: no delta, arguments ''
+    { type: 'tool_call_start', index: 2, id: 'call_L3', name: 'no_args' },
+    { type: 'tool_call_done', index: 2, id: 'call_L3', name: 'no_args', arguments: '' },
+    usage(80, 20),
+    done('tool_use'),
+    'raw:conversation.item.added',
+    start('resp_C2'),
+    td('Green and black.'),
+    usage(110, 5),
+    done('end'),
+  ],
+  'stop-reasons': [
+    'raw:session.created',
+    start('resp_X1'),
+    tr('Let me tell you'),
+    'raw:input_audio_buffer.speech_started',
+    usage(40, 6),
+    done('other', 'turn_detected'),
+    start('resp_X2'),
+    td('A very long'),
+    usage(40, 16),
+    done('max_tokens', 'max_output_tokens'),
+    start('resp_X3'),
+    { type: 'error', code: 'internal_error', message: 'The server had an error while processing your request.', terminal: true },
+    done('error', 'failed'),
+  ],
+  error: [
+    'raw:session.created',
+    // Realtime errors concern a client event: never terminal, and outside a response they open none
+    { type: 'error', code: 'invalid_value', message: "Invalid value: 'pcm8'. Supported values are: 'audio/pcm'.", terminal: false },
+    start('resp_E1'),
+    td('Still'),
+    {
+      type: 'error',
+      code: 'conversation_already_has_active_response',
+      message: 'Conversation already has an active response in progress.',
+      terminal: false,
+    },
+    td(' going.'),
+    usage(20, 3),
+    done('end'),
+  ],
+  'beta-names': [
+    'raw:session.created',
+    'raw:conversation.created',
+    start('resp_B1', 'gpt-4o-realtime-preview'),
+    tr('Olá'),
+    { type: 'audio_delta', index: 0, mimeType: 'audio/pcma', data: A3 },
+    td('(text)', 1),
+    usage(20, 30),
+    done('end'),
+  ],
+};
+
+for (const [name, want] of Object.entries(expected)) {
+  t.test(`fixture openai-realtime/${name}.jsonl`, (tt) => {
+    let dialect = '';
+    const bytes = fixture(`openai-realtime/${name}.jsonl`);
+    decodeAll([bytes], { onDialect: (d) => (dialect = d) });
+    tt.equal(dialect, 'openai-realtime');
+    tt.same(stable(tt, bytes).map(brief), want);
+    tt.end();
+  });
+}
+
+t.test('raw and error events carry the provider objects', (tt) => {
+  const evs = run(fixture('openai-realtime/error.jsonl'));
+  tt.match(evs[1], { type: 'error', raw: { type: 'error', event_id: 'event_82', error: { param: 'session.audio.output.format' } } });
+  tt.match(evs[0], { type: 'raw', event: { type: 'session.created', session: { max_output_tokens: 'inf' } } });
+  const u = run(fixture('openai-realtime/text-turn.jsonl')).find((e) => e.type === 'usage');
+  tt.match(u, { raw: { input_token_details: { cached_tokens: 64 } } });
+  tt.end();
+});
+
+t.test('the same messages as NDJSON, capture records, a HAR export and whole messages give the same events', (tt) => {
+  for (const name of Object.keys(expected)) {
+    const bytes = fixture(`openai-realtime/${name}.jsonl`);
+    const want = run(bytes);
+    const lines = bytes.toString('utf8').split('\n').filter((l) => l !== '');
+    const capture = lines.map((l) => JSON.stringify({ dir: 'recv', data: l })).join('\n');
+    tt.same(stable(tt, Buffer.from(capture), true), want, `${name}: capture records`);
+    const pretty = lines.map((l) => JSON.stringify(JSON.parse(l), null, 2)).join('\n');
+    tt.same(stable(tt, Buffer.from(pretty), true), want, `${name}: pretty-printed`);
+    const har = { log: { entries: [{ _webSocketMessages: lines.map((data, i) => ({ type: 'receive', time: i, opcode: 1, data })) }] } };
+    tt.same(run(JSON.stringify(har)), want, `${name}: HAR`);
+    // messages from a WebSocket client, as strings, Buffers and parsed objects
+    const msgs = lines.map((l, i) => (i % 3 === 0 ? l : i % 3 === 1 ? Buffer.from(l) : (JSON.parse(l) as Json)));
+    tt.same(runStage(chain(createMessageDecoder(), createNormalizer()), msgs), want, `${name}: message decoder`);
+  }
+  tt.end();
+});
+
+t.test('HAR with two connections: the cut-off response is closed when the next session begins', (tt) => {
+  const evs = run(fixture('har/openai-realtime.har'));
+  tt.same(evs.slice(0, 14).map(brief), [
+    'raw:session.created',
+    'raw:session.updated',
+    'raw:conversation.item.added',
+    start('resp_T1'),
+    'raw:response.output_item.added',
+    'raw:response.content_part.added',
+    td('Hi'),
+    'raw:response.output_text.delta',
+    'raw:send', // first message of the second connection
+    { type: 'error', code: 'incomplete_stream', message: "a new session began before the response's response.done", terminal: true },
+    done('error', null),
+    'raw:session.created',
+    start('resp_C1'),
+    { type: 'tool_call_start', index: 0, id: 'call_L1', name: 'lookup' },
+  ]);
+  tt.same(evs.slice(14), run(fixture('openai-realtime/tool-call.jsonl')).slice(3));
+  tt.match(evs[8], { type: 'raw', event: { dir: 'send', data: '{"type": "response.create"}', opcode: 1 } });
+  tt.end();
+});
+
+t.test('events of another response never mix into the open one', (tt) => {
+  const lines = [
+    { type: 'response.created', event_id: 'event_1', response: { object: 'realtime.response', id: 'resp_A', status: 'in_progress' } },
+    // an out-of-band response overlapping it
+    { type: 'response.created', event_id: 'event_2', response: { object: 'realtime.response', id: 'resp_OOB', status: 'in_progress' } },
+    { type: 'response.output_text.delta', event_id: 'event_3', response_id: 'resp_OOB', output_index: 0, content_index: 0, delta: 'side' },
+    { type: 'response.output_text.delta', event_id: 'event_4', response_id: 'resp_A', output_index: 0, content_index: 0, delta: 'main' },
+    { type: 'response.done', event_id: 'event_5', response: { object: 'realtime.response', id: 'resp_A', status: 'completed' } },
+    // a late event of the closed response opens nothing
+    { type: 'response.output_audio.done', event_id: 'event_6', response_id: 'resp_A', output_index: 0, content_index: 0 },
+    // the rest of the out-of-band response, whose response.created was taken as raw: it opens there
+    { type: 'response.output_text.delta', event_id: 'event_7', response_id: 'resp_OOB', output_index: 0, content_index: 0, delta: ' story' },
+    { type: 'response.done', event_id: 'event_8', response: { object: 'realtime.response', id: 'resp_OOB', status: 'completed' } },
+  ];
+  const evs = run(lines.map((l) => JSON.stringify(l)).join('\n'));
+  tt.same(evs.map(brief), [
+    start('resp_A', null),
+    'raw:response.created',
+    'raw:response.output_text.delta',
+    td('main'),
+    done('end'),
+    'raw:response.output_audio.done',
+    start('resp_OOB', null),
+    td(' story'),
+    done('end'),
+  ]);
+  tt.end();
+});
+
+t.test('input that ends inside a response is reported by the normalizer', (tt) => {
+  const evs = run(
+    [
+      '{"type":"response.created","event_id":"event_1","response":{"object":"realtime.response","id":"resp_Z","status":"in_progress"}}',
+      '{"type":"response.function_call_arguments.delta","event_id":"event_2","response_id":"resp_Z","item_id":"item_1","output_index":0,"call_id":"call_9","delta":"{\\"a\\":"}',
+    ].join('\n'),
+  );
+  tt.same(evs.map(brief), [
+    start('resp_Z', null),
+    // a delta before any output_item.added starts the call from its own call_id
+    { type: 'tool_call_start', index: 0, id: 'call_9', name: '' },
+    { type: 'tool_call_delta', index: 0, id: 'call_9', argumentsDelta: '{"a":' },
+    { type: 'error', code: 'incomplete_stream', message: "input ended before the response's terminal event", terminal: true },
+    done('error', null),
+  ]);
+  tt.end();
+});
+
+interface CorpusCheck {
+  responses: number;
+  check: (tt: Test, evs: Ev[]) => void;
+}
+
+const corpusChecks: Record<string, CorpusCheck> = {
+  'pydantic-ai--audio-in-server-vad.ws.jsonl': {
+    responses: 1,
+    check(tt, evs) {
+      tt.equal(texts(evs, (e) => e.transcript === true), 'Hello, Marcelo! Great to meet you. How can I help you today?');
+      tt.equal(count(evs, 'audio_delta'), 27);
+      tt.match(evs.find((e) => e.type === 'audio_delta'), { mimeType: 'audio/pcm;rate=24000', index: 0 });
+      const inputTranscripts = evs.filter((e) => e.type === 'raw' && label(e.event).startsWith('conversation.item.input_audio_transcription'));
+      tt.equal(inputTranscripts.length, 8, 'input transcription stays raw');
+      tt.same(evs.filter((e) => e.type === 'usage').map(brief), [usage(41, 164)]);
+      tt.same(evs.at(-1), done('end'));
+    },
+  },
+  'pydantic-ai--compat-azure-tool-call.ws.jsonl': {
+    responses: 2,
+    check(tt, evs) {
+      tt.match(evs.find((e) => e.type === 'tool_call_done'), { id: 'call_I5nx0fK2YAldYQZs', name: 'get_weather', arguments: '{  \n  "city": "London" \n} \n' });
+      tt.equal(count(evs, 'tool_call_delta'), 12);
+      tt.equal(texts(evs), 'It is foggy and 12 degrees in London.');
+      tt.same(evs.filter((e) => e.type === 'done').map(brief), [done('tool_use'), done('end')]);
+      tt.same(evs.filter((e) => e.type === 'usage').map(brief), [usage(63, 22), usage(96, 13, 64)]);
+    },
+  },
+  'pydantic-ai--compat-xai-tool-call.ws.jsonl': {
+    responses: 2,
+    check(tt, evs) {
+      // detected as xAI from the grok model of session.created
+      tt.match(evs.find((e) => e.type === 'start'), { dialect: 'xai-realtime', model: 'grok-voice-think-fast-1.0' });
+      tt.match(evs.find((e) => e.type === 'tool_call_done'), { id: 'call-aafc8abe-be2e-450e-9fc0-9e39f3421fc2-0', name: 'get_weather', arguments: '{"city":"London"}' });
+      tt.equal(count(evs, 'tool_call_delta'), 1, 'whole arguments in one delta');
+      tt.equal(
+        texts(evs, (e) => e.transcript === true),
+        "I'll check the weather for London.It is foggy and 12 degrees in London. The weather is foggy with a temperature of 12 degrees.",
+      );
+      tt.same(evs.filter((e) => e.type === 'usage').map(brief), [
+        { type: 'usage', inputTokens: 7, outputTokens: 83, totalTokens: 90, reasoningTokens: null, cachedInputTokens: null },
+        { type: 'usage', inputTokens: 0, outputTokens: 309, totalTokens: 309, reasoningTokens: null, cachedInputTokens: null },
+      ]);
+      tt.match(evs.find((e) => e.type === 'usage'), { raw: { billable_audio_seconds: 1 } }, 'top-level usage, not the empty response.usage');
+      tt.same(evs.filter((e) => e.type === 'done').map(brief), [done('tool_use'), done('end')]);
+      tt.ok(evs.some((e) => e.type === 'raw' && label(e.event) === 'ping'));
+      tt.ok(evs.some((e) => e.type === 'raw' && label(e.event) === 'conversation.created'));
+    },
+  },
+  'pydantic-ai--history-seeding-text.ws.jsonl': {
+    responses: 1,
+    check(tt, evs) {
+      tt.equal(texts(evs), 'Your name is Alice, and your favorite color is teal!');
+      tt.equal(count(evs, 'text_delta'), 12);
+      tt.same(evs.filter((e) => e.type === 'usage').map(brief), [usage(149, 14)]);
+    },
+  },
+  'pydantic-ai--text-in-audio-out.ws.jsonl': {
+    responses: 1,
+    check(tt, evs) {
+      tt.equal(texts(evs, (e) => e.transcript === true), 'Hi there!');
+      tt.equal(count(evs, 'audio_delta'), 4);
+      tt.same(evs.filter((e) => e.type === 'usage').map(brief), [usage(16, 24)]);
+    },
+  },
+  'pydantic-ai--three-vad-turns-rate-limits.ws.jsonl': {
+    responses: 3,
+    check(tt, evs) {
+      const dones = evs.filter((e) => e.type === 'done').map(brief);
+      tt.same(dones, [done('end'), done('end'), done('end')]);
+      tt.same(evs.filter((e) => e.type === 'usage').map(brief), [usage(42, 60), usage(139, 61, 64), usage(187, 115)]);
+      tt.same(evs.filter((e) => e.type === 'start').map((e) => (e.type === 'start' ? e.id : null)), [
+        'resp_E8qoq5gBYpDn8AU4jdaXW',
+        'resp_E8qoyE3eACWZXQPJtoJjw',
+        'resp_E8qp7ywSgpfaFHE0Mqdnj',
+      ]);
+      tt.equal(texts(evs, (e) => e.transcript === true), 'Hi Marcelo! Nice to meet you.Hi Marcelo! Great to meet you.Hey Marcelo, nice meeting you.');
+      tt.equal(evs.filter((e) => e.type === 'raw' && label(e.event) === 'rate_limits.updated').length, 3);
+      tt.equal(evs.at(-1)?.type, 'raw', 'the session goes on after the last response: nothing reported missing');
+    },
+  },
+  'pydantic-ai--tool-call-round.ws.jsonl': {
+    responses: 2,
+    check(tt, evs) {
+      tt.match(evs.find((e) => e.type === 'tool_call_start'), { index: 0, id: 'call_uMNE0Myi2tDTPu0w', name: 'get_weather' });
+      tt.match(evs.find((e) => e.type === 'tool_call_done'), { arguments: '{  \n  "city": "London" \n} \n' });
+      tt.equal(texts(evs), 'It is foggy and 12 degrees in London.');
+      tt.same(evs.filter((e) => e.type === 'done').map(brief), [done('tool_use'), done('end')]);
+      tt.same(evs.filter((e) => e.type === 'usage').map(brief), [usage(63, 22), usage(103, 13, 64)]);
+      tt.match(evs.find((e) => e.type === 'raw' && label(e.event) === 'session.created'), { event: { session: { max_output_tokens: 'inf' } } });
+    },
+  },
+  'pydantic-ai--webrtc-sideband-audio.ws.jsonl': {
+    responses: 1,
+    check(tt, evs) {
+      tt.equal(count(evs, 'audio_delta'), 0, 'no audio on a sideband socket');
+      tt.equal(texts(evs, (e) => e.transcript === true), 'Hello there.');
+      tt.same(evs.filter((e) => e.type === 'usage').map(brief), [usage(12, 70)]);
+      tt.same(evs.slice(-3).map(brief), [done('end'), 'raw:rate_limits.updated', 'raw:output_audio_buffer.stopped']);
+      tt.ok(evs.some((e) => e.type === 'raw' && label(e.event) === 'output_audio_buffer.started'));
+    },
+  },
+};
+
+t.test('corpus openai-realtime', { skip: hasCorpus ? false : 'no corpus' }, (tt) => {
+  const files = corpusFiles(['openai-realtime']);
+  tt.equal(files.length, 8);
+  for (const f of files) {
+    tt.test(f.name, (t2) => {
+      const evs = stable(t2, f.bytes, true);
+      const spec = corpusChecks[f.name.slice('openai-realtime/'.length)];
+      if (spec === undefined) {
+        t2.fail('no concrete checks for this file');
+        return t2.end();
+      }
+      t2.equal(evs.filter((e) => e.type === 'error').length, 0, 'no error (no invalid_json, nothing incomplete)');
+      t2.equal(count(evs, 'start'), spec.responses, 'responses');
+      t2.equal(count(evs, 'done'), spec.responses, 'exactly one done per response');
+      const records = f.bytes
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as { dir: string; data: string });
+      t2.equal(evs.filter(isSend).length, records.filter((r) => r.dir === 'send').length, 'every client message is a raw event');
+      // every server message yields at least one event
+      t2.equal(evs.filter((e) => !isSend(e) && e.type !== 'start').length >= records.filter((r) => r.dir === 'recv').length, true);
+      spec.check(t2, evs);
+      // the recv messages alone, as NDJSON, give the same events minus the client messages
+      const ndjson = records.filter((r) => r.dir === 'recv').map((r) => r.data).join('\n');
+      t2.same(run(ndjson), evs.filter((e) => !isSend(e)), 'NDJSON form');
+      t2.end();
+    });
+  }
+  tt.end();
+});

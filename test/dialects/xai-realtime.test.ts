@@ -1,0 +1,131 @@
+import t, { type Test } from 'tap';
+import type { DialectName, Json, UnifiedEvent } from '../../lib/events.js';
+import { decodeAll } from '../../lib/pipeline/events-stage.js';
+import { chunkings, quickChunkings } from '../helpers/chunks.js';
+import { corpusFile, fixture, hasCorpus } from '../helpers/corpus.js';
+
+type Ev = UnifiedEvent;
+
+function run(input: Buffer | string, dialect?: DialectName): Ev[] {
+  return decodeAll([typeof input === 'string' ? Buffer.from(input) : input], dialect === undefined ? {} : { dialect });
+}
+
+function detected(input: Buffer | string): string | null {
+  let name: string | null = null;
+  decodeAll([typeof input === 'string' ? Buffer.from(input) : input], { onDialect: (d) => (name = d) });
+  return name;
+}
+
+function stable(tt: Test, input: Buffer, quick = false): Ev[] {
+  const whole = run(input);
+  let same = true;
+  for (const { name, chunks } of quick ? quickChunkings(input) : chunkings(input)) {
+    const got = decodeAll(chunks);
+    if (JSON.stringify(got) !== JSON.stringify(whole)) {
+      tt.same(got, whole, `chunking ${name}`);
+      same = false;
+      break;
+    }
+  }
+  tt.ok(same, 'identical events under every chunking');
+  return whole;
+}
+
+function label(e: Json): string {
+  if (typeof e !== 'object' || e === null || Array.isArray(e)) return JSON.stringify(e);
+  if (e['dir'] === 'send') return 'send';
+  return typeof e['type'] === 'string' ? e['type'] : Object.keys(e).join(',');
+}
+
+function brief(ev: Ev): Json {
+  switch (ev.type) {
+    case 'raw':
+      return `raw:${label(ev.event)}`;
+    case 'usage':
+    case 'error': {
+      const { raw: _raw, ...rest } = ev;
+      return rest as unknown as Json;
+    }
+    default:
+      return ev as unknown as Json;
+  }
+}
+
+const uuid = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const A1 = 'AAABAAIAAwAEAAUABgAHAAgACQAKAAsADAANAA4ADwA=';
+const MODEL = 'grok-voice-think-fast-1.0';
+
+t.test('fixture xai-realtime/voice-tool-call.jsonl', (tt) => {
+  const bytes = fixture('xai-realtime/voice-tool-call.jsonl');
+  tt.equal(detected(bytes), 'xai-realtime');
+  tt.same(stable(tt, bytes).map(brief), [
+    'raw:session.created',
+    'raw:conversation.created',
+    'raw:ping',
+    { type: 'start', id: uuid(901), model: MODEL, dialect: 'xai-realtime' },
+    'raw:response.output_item.added',
+    // xAI names no output format in session.created: the default
+    { type: 'audio_delta', index: 0, mimeType: 'audio/pcm', data: A1 },
+    { type: 'text_delta', index: 0, contentIndex: 0, text: 'Checking the weather.', transcript: true },
+    'raw:response.output_item.done',
+    // xAI reuses output_index 0 for the call item; its argument deltas carry no output_index
+    { type: 'tool_call_start', index: 0, id: 'call-xa-0', name: 'get_weather' },
+    { type: 'tool_call_delta', index: 0, id: 'call-xa-0', argumentsDelta: '{"city":"Paris"}' },
+    { type: 'tool_call_done', index: 0, id: 'call-xa-0', name: 'get_weather', arguments: '{"city":"Paris"}' },
+    // top-level usage (response.usage is {}); status_details is the string "unimplemented"
+    { type: 'usage', inputTokens: 7, outputTokens: 83, totalTokens: 90, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'done', stopReason: 'tool_use', providerReason: 'completed' },
+    'raw:ping', // keep-alive between responses opens nothing
+    { type: 'start', id: uuid(902), model: MODEL, dialect: 'xai-realtime' },
+    { type: 'text_delta', index: 0, contentIndex: 0, text: 'Sunny, 21 degrees.', transcript: true },
+    { type: 'usage', inputTokens: 0, outputTokens: 40, totalTokens: 40, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'done', stopReason: 'end', providerReason: 'completed' },
+    // session-ending errors (timeout, max_duration) come between responses
+    { type: 'error', code: 'timeout', message: 'Session timed out after 120 minutes.', terminal: false },
+  ]);
+  const u = run(bytes).find((e) => e.type === 'usage');
+  tt.match(u, { raw: { billable_audio_seconds: 1, output_audio_seconds: 1.51 } });
+  tt.end();
+});
+
+t.test('fixture xai-realtime/ping-first.jsonl: a ping with an event id tells xAI apart', (tt) => {
+  const bytes = fixture('xai-realtime/ping-first.jsonl');
+  tt.equal(detected(bytes), 'xai-realtime');
+  tt.same(stable(tt, bytes).map(brief), [
+    'raw:ping',
+    { type: 'start', id: uuid(903), model: null, dialect: 'xai-realtime' },
+    { type: 'text_delta', index: 0, contentIndex: 0, text: 'Hi.', transcript: true },
+    { type: 'error', code: 'incomplete_stream', message: "input ended before the response's terminal event", terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  tt.end();
+});
+
+t.test('auto-detection: xAI from the model, conversation.created or ping; OpenAI otherwise', (tt) => {
+  const line = (o: Json): string => JSON.stringify(o);
+  tt.equal(detected(line({ type: 'session.created', event_id: uuid(1), session: { model: 'grok-voice-1' } })), 'xai-realtime');
+  tt.equal(detected(line({ type: 'session.updated', event_id: 'event_1', session: { model: 'gpt-realtime' } })), 'openai-realtime');
+  tt.equal(detected(line({ type: 'conversation.created', event_id: uuid(2), conversation: { id: 'c' } })), 'xai-realtime');
+  tt.equal(detected(line({ type: 'conversation.created', event_id: 'event_AB', conversation: { id: 'c' } })), 'openai-realtime');
+  tt.equal(detected(line({ type: 'ping', event_id: uuid(3), timestamp: 1 })), 'xai-realtime');
+  // Anthropic's bare ping says nothing: the next payload decides
+  tt.equal(detected(`${line({ type: 'ping' })}\n${line({ type: 'message_start', message: { id: 'm', model: 'claude' } })}`), 'anthropic-messages');
+  tt.end();
+});
+
+t.test('the xAI corpus capture (compat endpoint in openai-realtime/)', { skip: hasCorpus ? false : 'no corpus' }, (tt) => {
+  const bytes = corpusFile('openai-realtime/pydantic-ai--compat-xai-tool-call.ws.jsonl');
+  tt.equal(detected(bytes), 'xai-realtime');
+  const evs = stable(tt, bytes, true);
+  tt.equal(evs.filter((e) => e.type === 'start').length, 2);
+  tt.same(evs.filter((e) => e.type === 'done').map(brief), [
+    { type: 'done', stopReason: 'tool_use', providerReason: 'completed' },
+    { type: 'done', stopReason: 'end', providerReason: 'completed' },
+  ]);
+  tt.match(evs.find((e) => e.type === 'audio_delta'), { mimeType: 'audio/pcm;rate=24000' }, 'format from xAI session.updated audio.output.format');
+  // forcing either name gives the same mapping; only the dialect stamp differs
+  const strip = (list: Ev[]): Ev[] => list.map((e) => (e.type === 'start' ? { ...e, dialect: undefined } : e));
+  tt.same(strip(run(bytes, 'openai-realtime')), strip(evs));
+  tt.same(run(bytes, 'xai-realtime'), evs);
+  tt.end();
+});

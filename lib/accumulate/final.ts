@@ -10,6 +10,14 @@
  *   response's final; if input ends with no response open they appear in no
  *   final at all (they still flowed as events).
  *
+ * Content: text deltas flagged `transcript` (audio transcripts) are visible
+ * text. A signature attaches to the last reasoning block of its (choice,
+ * index); when there is none, an Anthropic `signature_delta` /
+ * `redacted_thinking` or an OpenAI `encrypted_content` becomes a reasoning
+ * block with empty text (omitted thinking, a reasoning item without summary:
+ * still a block to echo back), while a Gemini `thought_signature` stays only in
+ * `signatures` (it may belong to a text or function-call part).
+ *
  * Limits: exceeding one throws LimitExceededError; before throwing, the
  * partial final of the response is emitted with stopReason `error` and a
  * `limit_exceeded` error, so a consumer still sees what was received.

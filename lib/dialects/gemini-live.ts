@@ -176,6 +176,7 @@ class LiveTurn implements ResponseHandler {
   private onSetup(p: JsonObject): void {
     if (this.isStarted) {
       // A new connection while a turn was streaming: the old one was cut off.
+      if (this.usage !== undefined) this.ctx.emit(this.usage);
       this.ctx.emit(errorEvent('incomplete_stream', 'a new session began before the turn completed', true));
       this.ctx.emit(doneEvent('error', null));
     }
@@ -186,7 +187,9 @@ class LiveTurn implements ResponseHandler {
 
   private onError(p: JsonObject): void {
     const err = providerError(p);
-    this.ctx.emit(errorEvent(err?.code ?? 'provider_error', err?.message ?? 'provider error', true, p));
+    // Google's status enum (RESOURCE_EXHAUSTED…) says more than its numeric HTTP code.
+    const code = str(obj(p['error'])?.['status']) ?? err?.code ?? 'provider_error';
+    this.ctx.emit(errorEvent(code, err?.message ?? 'provider error', true, p));
     if (this.isStarted && this.usage !== undefined) this.ctx.emit(this.usage);
     this.ctx.emit(doneEvent('error', null));
   }

@@ -160,7 +160,7 @@ const expected: Record<string, Json[]> = {
     'raw:setupComplete',
     start(null),
     { type: 'text_delta', index: 0, text: 'Let me' },
-    { type: 'error', code: '429', message: 'Resource has been exhausted (e.g. check quota).', terminal: true },
+    { type: 'error', code: 'RESOURCE_EXHAUSTED', message: 'Resource has been exhausted (e.g. check quota).', terminal: true },
     { type: 'done', stopReason: 'error', providerReason: null },
   ],
   lyria: [

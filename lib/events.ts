@@ -50,6 +50,8 @@ export type ProviderEvent =
       event: string;
       frame: number;
       at?: Position;
+      /** Set on a client → server message of a WebSocket capture: passed through as `raw`. */
+      direction?: 'send';
     }
   | { kind: 'done'; event: string; frame: number; at?: Position }
   | { kind: 'invalid'; text: string; message: string; event: string; frame: number; at?: Position };

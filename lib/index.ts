@@ -1,1 +1,77 @@
-export const x: number = 1;
+/** llmstream: LLM provider streams → one unified event vocabulary → final results. */
+
+// The vocabularies
+export type {
+  AudioDeltaEvent,
+  DialectName,
+  DialectOption,
+  DoneEvent,
+  ErrorEvent,
+  EventBase,
+  Frame,
+  Json,
+  JsonObject,
+  Position,
+  ProviderEvent,
+  RawEvent,
+  ReasoningDeltaEvent,
+  SessionEvent,
+  SignatureEvent,
+  SignatureKind,
+  StartEvent,
+  StopReason,
+  TextDeltaEvent,
+  ToolCallCancelEvent,
+  ToolCallDeltaEvent,
+  ToolCallDoneEvent,
+  ToolCallStartEvent,
+  UnifiedEvent,
+  UnifiedEventType,
+  Usage,
+  UsageEvent,
+} from './events.js';
+export { assertNever } from './events.js';
+export {
+  FrameTooLargeError,
+  JsonArrayError,
+  LimitExceededError,
+  OptionError,
+  StreamError,
+  type ErrorCode,
+  type StreamErrorOptions,
+} from './errors.js';
+
+// Stages as Transforms
+export { autoFramer, jsonArrayFramer, jsonValuesFramer, ndjsonFramer, sseFramer, type FramerTransform } from './pipeline/framers.js';
+export { decoder, normalizer } from './pipeline/stages.js';
+export {
+  finalAccumulator,
+  signatureAccumulator,
+  textAccumulator,
+  toolArgsAccumulator,
+  usageAccumulator,
+  type AccumulatorTransform,
+} from './pipeline/accumulators.js';
+export { StageTransform, type TransformOptions } from './pipeline/transform.js';
+
+// The fused pipeline and its shells
+export { createStream, type CreateStreamOptions, type OutputMode, type StreamOutput } from './pipeline/create-stream.js';
+export { compose } from './pipeline/compose.js';
+export { events, finals, type ByteSource } from './pipeline/iterate.js';
+
+// Pure cores (no node:stream), for synchronous use and custom shells
+export { chain, runStage, type Emit, type Stage } from './stage.js';
+export { createSseFramer, type SseFramerOptions } from './framing/sse.js';
+export { createJsonArrayFramer, type JsonArrayFramerOptions } from './framing/json-array.js';
+export { createJsonValuesFramer, type JsonValuesFramerOptions } from './framing/json-values.js';
+export { createNdjsonFramer, type NdjsonFramerOptions } from './framing/ndjson.js';
+export { createAutoFramer, createFramer, detectFraming, type FramingName, type FramingOption } from './framing/detect.js';
+export type { FramerOptions } from './framing/options.js';
+export type { Chunk } from './framing/bytes.js';
+export { createDecoder, type DecoderOptions } from './dialects/decoder.js';
+export { createNormalizer, type Normalizer, type NormalizerOptions } from './dialects/normalizer.js';
+export { detectDialect } from './dialects/detect.js';
+export { dialectNames } from './dialects/registry.js';
+export type { DialectContext, DialectDefinition, ResponseHandler } from './dialects/types.js';
+export { createEventsStage, decodeAll, type EventsStageOptions } from './pipeline/events-stage.js';
+export * from './accumulate/index.js';

@@ -337,6 +337,7 @@ function liveUsage(u: JsonObject): UsageEvent {
 
 export const geminiLive: DialectDefinition = {
   name: 'gemini-live',
+  readsClientMessages: true,
   createResponse(ctx) {
     return new LiveTurn(ctx, sessionOf(ctx));
   },

@@ -59,8 +59,10 @@ export function providerError(v: Json | undefined): { code: string; message: str
   if (o === undefined) return undefined;
   const inner = obj(o['error']) ?? o;
   const message = str(inner['message']) ?? str(o['message']);
-  const codeValue = inner['code'] ?? inner['type'] ?? inner['status'] ?? o['code'];
-  const code = typeof codeValue === 'number' ? String(codeValue) : str(codeValue);
+  // A string code is the most specific; Google's numeric HTTP code is less telling than its status.
+  const numeric = num(inner['code']) ?? num(o['code']);
+  const code =
+    str(inner['code']) ?? str(inner['type']) ?? str(inner['status']) ?? str(o['code']) ?? (numeric === undefined ? undefined : String(numeric));
   if (message === undefined && code === undefined) return undefined;
   return { code: code ?? 'provider_error', message: message ?? code ?? 'provider error' };
 }

@@ -69,6 +69,13 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
         else ctx.emit({ type: 'raw', event: '[DONE]' });
         return;
       case 'json':
+        if (pe.direction === 'send' && (dialect === null || dialects[dialect].readsClientMessages !== true)) {
+          // A client message from a capture log: kept, in order, but never part of a response.
+          // Held while the dialect is unknown: it may read them once it is known (see readsClientMessages).
+          if (dialect === null) undetected.push(pe);
+          else ctx.emit({ type: 'raw', event: pe.payload });
+          return;
+        }
         handlePayload(pe.payload, pe);
         return;
     }

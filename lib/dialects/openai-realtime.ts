@@ -347,6 +347,7 @@ function isEmpty(o: JsonObject): boolean {
 export function realtimeDialect(name: DialectName): DialectDefinition {
   return {
     name,
+    readsClientMessages: true,
     createResponse(ctx) {
       return new RealtimeResponse(ctx, sessionOf(ctx));
     },

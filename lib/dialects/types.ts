@@ -32,5 +32,11 @@ export interface ResponseHandler {
 
 export interface DialectDefinition {
   readonly name: DialectName;
+  /**
+   * True when the dialect reads client → server messages of WebSocket captures
+   * (e.g. the model named in Gemini Live's `setup`); they must never open a
+   * response. Other dialects get such messages as `raw` from the normalizer.
+   */
+  readonly readsClientMessages?: boolean;
   createResponse(ctx: DialectContext): ResponseHandler;
 }

@@ -130,6 +130,6 @@ export function createOutputStage(options: CreateStreamOptions = {}): GuardedSta
 export function createStream<M extends OutputMode = 'events'>(
   options: CreateStreamOptions & { output?: M } = {},
 ): StageTransform<Chunk, StreamOutput<M>> {
-  const stage = createOutputStage(options) as Stage<Chunk, StreamOutput<M>>;
+  const stage = createOutputStage(options) as unknown as Stage<Chunk, StreamOutput<M>>;
   return new StageTransform(stage, false, options, (options.output ?? 'events') !== 'text');
 }

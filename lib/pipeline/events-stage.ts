@@ -5,6 +5,7 @@
 import type { DialectName, DialectOption, Frame, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { createDecoder } from '../dialects/decoder.js';
+import type { CaptureMode } from '../dialects/capture.js';
 import { createNormalizer } from '../dialects/normalizer.js';
 import { createAutoFramer, createFramer, type FramingName, type FramingOption } from '../framing/detect.js';
 import type { Chunk } from '../framing/bytes.js';
@@ -21,6 +22,8 @@ export interface EventsStageOptions {
   maxFrameBytes?: number;
   /** SSE only: dispatch an unterminated last event at end of input. @defaultValue true */
   flushIncomplete?: boolean;
+  /** WebSocket capture logs: decode only server messages (`recv`) or client ones too (`all`). @defaultValue 'recv' */
+  captures?: CaptureMode;
   onFraming?: (framing: FramingName) => void;
   onDialect?: (dialect: DialectName) => void;
 }
@@ -42,7 +45,8 @@ export function createEventsStage(options: EventsStageOptions = {}): Stage<Chunk
     dialect: options.dialect ?? 'auto',
     ...(options.onDialect === undefined ? {} : { onDialect: options.onDialect }),
   });
-  return chain(chain(framer, createDecoder()), normalizer);
+  const decoder = createDecoder(options.captures === undefined ? {} : { captures: options.captures });
+  return chain(chain(framer, decoder), normalizer);
 }
 
 /** Decodes a whole input synchronously (tests, small inputs). Throws on fatal framing errors. */

@@ -1,0 +1,53 @@
+/** The accumulators as object-mode Transforms (state stays readable on `.stage`). */
+import { createFinalAccumulator, type FinalAccumulator } from '../accumulate/final.js';
+import { createSignatureAccumulator, type SignatureAccumulator } from '../accumulate/signatures.js';
+import { createTextAccumulator, type TextAccumulator } from '../accumulate/text.js';
+import { createToolArgsAccumulator, type ToolArgsAccumulator } from '../accumulate/tool-args.js';
+import type {
+  FinalAccumulatorOptions,
+  FinalResult,
+  TextAccumulatorOptions,
+  ToolArgsAccumulatorOptions,
+} from '../accumulate/types.js';
+import { createUsageAccumulator, type UsageAccumulator } from '../accumulate/usage.js';
+import type { UnifiedEvent } from '../events.js';
+import { StageTransform, type TransformOptions } from './transform.js';
+
+/** A pass-through accumulator Transform whose state is `stage`. */
+export type AccumulatorTransform<S> = StageTransform<UnifiedEvent, UnifiedEvent> & { readonly stage: S };
+
+function wrap<S extends { push: StageTransform<UnifiedEvent, UnifiedEvent>['stage']['push']; end: StageTransform<UnifiedEvent, UnifiedEvent>['stage']['end'] }>(
+  stage: S,
+  options: TransformOptions,
+): AccumulatorTransform<S> {
+  return new StageTransform<UnifiedEvent, UnifiedEvent>(stage, true, options) as AccumulatorTransform<S>;
+}
+
+/** Text and reasoning per block; events pass through unchanged. */
+export function textAccumulator(options: TextAccumulatorOptions & TransformOptions = {}): AccumulatorTransform<TextAccumulator> {
+  return wrap(createTextAccumulator(options), options);
+}
+
+/** Tool-call arguments with partial-JSON previews; events pass through unchanged. */
+export function toolArgsAccumulator(options: ToolArgsAccumulatorOptions & TransformOptions = {}): AccumulatorTransform<ToolArgsAccumulator> {
+  return wrap(createToolArgsAccumulator(options), options);
+}
+
+/** The last authoritative usage of the response; events pass through unchanged. */
+export function usageAccumulator(options: TransformOptions = {}): AccumulatorTransform<UsageAccumulator> {
+  return wrap(createUsageAccumulator(), options);
+}
+
+/** Every reasoning signature in order, and the last; events pass through unchanged. */
+export function signatureAccumulator(options: TransformOptions = {}): AccumulatorTransform<SignatureAccumulator> {
+  return wrap(createSignatureAccumulator(), options);
+}
+
+/** Unified events in, one FinalResult per response out. */
+export function finalAccumulator(
+  options: FinalAccumulatorOptions & TransformOptions = {},
+): StageTransform<UnifiedEvent, FinalResult> & { readonly stage: FinalAccumulator } {
+  return new StageTransform(createFinalAccumulator(options), true, options) as StageTransform<UnifiedEvent, FinalResult> & {
+    readonly stage: FinalAccumulator;
+  };
+}

@@ -18,6 +18,8 @@ export interface Frame {
   retry?: number;
   /** Present only with `positions: true`. */
   at?: Position;
+  /** Byte offset where this frame began, present only when its bytes were not valid UTF-8 (replaced with U+FFFD). */
+  invalidUtf8At?: number;
 }
 
 /** The dialect names accepted by `decoder`, `normalizer` and `createStream`. */
@@ -54,7 +56,9 @@ export type ProviderEvent =
       direction?: 'send';
     }
   | { kind: 'done'; event: string; frame: number; at?: Position }
-  | { kind: 'invalid'; text: string; message: string; event: string; frame: number; at?: Position };
+  | { kind: 'invalid'; text: string; message: string; event: string; frame: number; at?: Position }
+  /** The frame's bytes were not valid UTF-8 (reported once per input by the normalizer). */
+  | { kind: 'invalid_utf8'; offset: number; event: string; frame: number; at?: Position };
 
 /** Fields every unified event may carry. */
 export interface EventBase {

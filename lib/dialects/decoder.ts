@@ -17,6 +17,11 @@ export function createDecoder(options: DecoderOptions = {}): Stage<Frame, Provid
     push(frame, emit: Emit<ProviderEvent>) {
       const n = frame.at === undefined ? frameNo : frame.at.frame;
       frameNo = n + 1;
+      if (frame.invalidUtf8At !== undefined) {
+        const bad: ProviderEvent = { kind: 'invalid_utf8', offset: frame.invalidUtf8At, event: frame.event, frame: n };
+        if (frame.at !== undefined) bad.at = frame.at;
+        emit(bad);
+      }
       const ev = decodeFrame(frame, n);
       if (ev.kind === 'json') unwrap(ev, emit);
       else emit(ev);

@@ -40,6 +40,7 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
   let at: Position | undefined;
   let frame = 0;
   const undetected: ProviderEvent[] = [];
+  let reportedUtf8 = false;
 
   const ctx: DialectContext = {
     emit(ev) {
@@ -61,6 +62,13 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
     at = pe.at;
     frame = pe.frame;
     switch (pe.kind) {
+      case 'invalid_utf8':
+        // Reported once per input: the text is kept with U+FFFD replacements, never silently.
+        if (!reportedUtf8) {
+          reportedUtf8 = true;
+          ctx.emit(errorEvent('invalid_utf8', `frame ${pe.frame} at byte ${pe.offset}: invalid UTF-8 replaced with U+FFFD`, false));
+        }
+        return;
       case 'invalid':
         ctx.emit(errorEvent('invalid_json', `frame ${pe.frame}: payload is not valid JSON (${pe.message})`, false, pe.text));
         return;

@@ -14,6 +14,7 @@ import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { createBomStripper, joinFragments, toBuffer, type Chunk } from './bytes.js';
 import { resolveFramerOptions, type FramerOptions } from './options.js';
+import { replacedInvalidUtf8 } from './utf8.js';
 
 const enum S {
   /** array mode: before `[` */
@@ -57,13 +58,19 @@ export function createJsonScanner(mode: 'array' | 'values', options: FramerOptio
   function finish(buf: Buffer, end: number, emit: Emit<Frame>): void {
     const start = valueStart < 0 ? 0 : valueStart;
     if (fragmentBytes + end - start > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, valueOffset);
-    const text =
-      fragmentBytes === 0
-        ? buf.toString('utf8', start, end)
-        : joinFragments(fragments, buf.subarray(start, end)).toString('utf8');
+    let bytes = buf;
+    let from = start;
+    let to = end;
+    if (fragmentBytes > 0) {
+      bytes = joinFragments(fragments, buf.subarray(start, end));
+      from = 0;
+      to = bytes.length;
+    }
+    const text = bytes.toString('utf8', from, to);
     fragmentBytes = 0;
     const frame: Frame = { event: 'message', data: text, id: '' };
     if (positions) frame.at = { frame: frameNo, offset: valueOffset };
+    if (replacedInvalidUtf8(text, bytes, from, to)) frame.invalidUtf8At = valueOffset;
     frameNo++;
     state = mode === 'array' ? S.ExpectSep : S.Between;
     emit(frame);

@@ -7,6 +7,7 @@ import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { toBuffer, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
+import { replacedInvalidUtf8 } from './utf8.js';
 import { resolveFramerOptions, type FramerOptions } from './options.js';
 
 export type NdjsonFramerOptions = FramerOptions;
@@ -20,6 +21,7 @@ export function createNdjsonFramer(options: NdjsonFramerOptions = {}): Stage<Chu
     if (isBlank(line)) return;
     const frame: Frame = { event: 'message', data: line, id: '' };
     if (positions) frame.at = { frame: frameNo, offset };
+    if (replacedInvalidUtf8(line, buf, start, end)) frame.invalidUtf8At = offset;
     frameNo++;
     emit(frame);
   });

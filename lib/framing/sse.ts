@@ -7,6 +7,7 @@ import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { toBuffer, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
+import { replacedInvalidUtf8 } from './utf8.js';
 import { resolveFramerOptions, type FramerOptions } from './options.js';
 
 export interface SseFramerOptions extends FramerOptions {
@@ -34,6 +35,7 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
   let lastEventId = '';
   let retry = -1;
   let blockOffset = -1;
+  let badUtf8 = false;
   let frameNo = 0;
 
   function dispatch(): void {
@@ -45,9 +47,11 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
       };
       if (retry >= 0) frame.retry = retry;
       if (positions) frame.at = { frame: frameNo, offset: blockOffset };
+      if (badUtf8) frame.invalidUtf8At = blockOffset;
       frameNo++;
       emit(frame);
     }
+    badUtf8 = false;
     eventType = '';
     data = '';
     dataParts = null;
@@ -81,7 +85,10 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
     }
     const nameLen = colon - start;
     if (nameLen === 4 && isName(buf, start, 'data')) appendData(buf, v, end);
-    else if (nameLen === 5 && isName(buf, start, 'event')) eventType = buf.toString('utf8', v, end);
+    else if (nameLen === 5 && isName(buf, start, 'event')) {
+      eventType = buf.toString('utf8', v, end);
+      if (!badUtf8 && replacedInvalidUtf8(eventType, buf, v, end)) badUtf8 = true;
+    }
     else if (nameLen === 2 && isName(buf, start, 'id')) {
       const id = buf.toString('utf8', v, end);
       if (!id.includes('\0')) lastEventId = id;
@@ -95,6 +102,7 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
     dataBytes += end - start;
     if (dataBytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, blockOffset);
     const value = buf.toString('utf8', start, end);
+    if (!badUtf8 && replacedInvalidUtf8(value, buf, start, end)) badUtf8 = true;
     if (!hasData) {
       data = value;
       hasData = true;

@@ -1,0 +1,228 @@
+/**
+ * One benchmark process for one fixture: every applicable method, in
+ * alternation (round-robin), at each chunk size, median of N timed runs after
+ * a warm-up. Run as `node --expose-gc --import tsx benchmarks/worker.ts
+ * --fixture F [--slow-fixture G] --out results.json [--runs 5] [--chunks 65536,1536]`.
+ *
+ * Each run gets a fresh Response from a mocked fetch whose body enqueues the
+ * fixture in fixed-size chunks (plain Uint8Array views, as undici hands them
+ * out). Before each run the heap is collected; during the run RSS is sampled
+ * every 64 KiB of input, and the peak over the pre-run RSS is recorded.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { fixtureExtension, type FixtureStats } from './generate.js';
+import { CheckError, methodsFor, type Method, type MockFetch } from './methods.js';
+
+export interface RunRecord {
+  method: string;
+  label: string;
+  group: string;
+  chunkSize: number;
+  /** Bytes of the fixture this method read (smaller for slow peers on the slow fixture). */
+  bytes: number;
+  frames: number;
+  fixture: string;
+  /** Timed runs, ms. */
+  runs: number[];
+  medianMs: number;
+  /** MiB/s on the median run. */
+  mbps: number;
+  /** Wire events (SSE events / array elements) per second on the median run. */
+  framesPerSec: number;
+  /** Items the method produced per run. */
+  items: number;
+  /** Median over runs of the peak RSS above the RSS at the run's start, MiB. */
+  peakRssDeltaMiB: number;
+  error: string | null;
+}
+
+export interface WorkerOutput {
+  fixture: string;
+  stats: FixtureStats;
+  slowFixture: string | null;
+  slowStats: FixtureStats | null;
+  node: string;
+  records: RunRecord[];
+  /** process.resourceUsage().maxRSS at the end, MiB. */
+  maxRssMiB: number;
+  baselineRssMiB: number;
+  wallSeconds: number;
+}
+
+interface Fixture {
+  path: string;
+  data: Buffer;
+  stats: FixtureStats;
+}
+
+function loadFixture(path: string): Fixture {
+  const stats = JSON.parse(readFileSync(path + '.stats.json', 'utf8')) as FixtureStats;
+  const data = readFileSync(path);
+  if (data.length !== stats.bytes) throw new Error(`${path}: ${data.length} bytes, stats say ${stats.bytes}`);
+  return { path, data, stats };
+}
+
+class RssSampler {
+  private peak = 0;
+  private next = 0;
+  reset(): number {
+    const rss = process.memoryUsage.rss();
+    this.peak = rss;
+    this.next = 0;
+    return rss;
+  }
+  tick(delivered: number): void {
+    if (delivered < this.next) return;
+    this.next = delivered + 64 * 1024;
+    const rss = process.memoryUsage.rss();
+    if (rss > this.peak) this.peak = rss;
+  }
+  finish(): number {
+    const rss = process.memoryUsage.rss();
+    if (rss > this.peak) this.peak = rss;
+    return this.peak;
+  }
+}
+
+function mockFetch(fx: Fixture, chunkSize: number, sampler: RssSampler): MockFetch {
+  const contentType = fixtureExtension(fx.stats.dialect) === 'json' ? 'application/json; charset=UTF-8' : 'text/event-stream; charset=utf-8';
+  const { data } = fx;
+  return async () => {
+    let pos = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pos >= data.length) {
+          controller.close();
+          return;
+        }
+        const end = Math.min(pos + chunkSize, data.length);
+        controller.enqueue(new Uint8Array(data.buffer, data.byteOffset + pos, end - pos));
+        pos = end;
+        sampler.tick(pos);
+      },
+    });
+    return new Response(body, { status: 200, headers: { 'content-type': contentType } });
+  };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function arg(argv: string[], name: string): string | undefined {
+  const i = argv.indexOf(name);
+  return i < 0 ? undefined : argv[i + 1];
+}
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+
+async function main(argv: string[]): Promise<void> {
+  const t0 = performance.now();
+  const fixturePath = arg(argv, '--fixture');
+  const out = arg(argv, '--out');
+  if (fixturePath === undefined || out === undefined) throw new Error('usage: worker.ts --fixture F --out results.json [--slow-fixture G] [--runs 5] [--warmup 1] [--chunks 65536,1536] [--methods a,b]');
+  const runs = Number(arg(argv, '--runs') ?? '5');
+  const warmup = Number(arg(argv, '--warmup') ?? '1');
+  const chunkSizes = (arg(argv, '--chunks') ?? '65536,1536').split(',').map(Number);
+  const only = arg(argv, '--methods')?.split(',');
+  const fx = loadFixture(fixturePath);
+  const slowPath = arg(argv, '--slow-fixture');
+  const slowFx = slowPath === undefined ? null : loadFixture(slowPath);
+
+  let methods: Method[] = methodsFor(fx.stats.dialect, fx.stats.shape);
+  if (only !== undefined) methods = methods.filter((m) => only.includes(m.id));
+
+  // Keep peers' console noise (deprecation notes, warnings) out of the report.
+  const log = (s: string): void => void process.stderr.write(s + '\n');
+  console.warn = () => {};
+  console.log = () => {};
+  console.info = () => {};
+
+  gc();
+  const baselineRss = process.memoryUsage.rss();
+  const records: RunRecord[] = [];
+  const sampler = new RssSampler();
+
+  for (const chunkSize of chunkSizes) {
+    const state = methods.map((m) => {
+      const f = m.slow === true && slowFx !== null ? slowFx : fx;
+      return {
+        m,
+        fx: f,
+        fetch: mockFetch(f, chunkSize, sampler),
+        times: [] as number[],
+        peaks: [] as number[],
+        items: 0,
+        error: null as string | null,
+      };
+    });
+    for (let round = 0; round < warmup + runs; round++) {
+      for (const s of state) {
+        if (s.error !== null) continue;
+        gc();
+        const before = sampler.reset();
+        const start = performance.now();
+        try {
+          const r = await s.m.run({ dialect: s.fx.stats.dialect, stats: s.fx.stats, fetch: s.fetch });
+          const ms = performance.now() - start;
+          const peak = sampler.finish();
+          s.items = r.items;
+          if (round >= warmup) {
+            s.times.push(ms);
+            s.peaks.push((peak - before) / 2 ** 20);
+          }
+        } catch (err) {
+          s.error = err instanceof CheckError ? `check failed: ${err.message}` : `failed: ${(err as Error)?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(err)}`;
+          log(`  ${s.m.id} @${chunkSize}: ${s.error}`);
+        }
+      }
+    }
+    for (const s of state) {
+      const med = s.times.length > 0 ? median(s.times) : NaN;
+      const rec: RunRecord = {
+        method: s.m.id,
+        label: s.m.label,
+        group: s.m.group,
+        chunkSize,
+        bytes: s.fx.stats.bytes,
+        frames: s.fx.stats.frames,
+        fixture: s.fx.path,
+        runs: s.times.map((x) => Math.round(x * 100) / 100),
+        medianMs: med,
+        mbps: s.fx.stats.bytes / 2 ** 20 / (med / 1000),
+        framesPerSec: s.fx.stats.frames / (med / 1000),
+        items: s.items,
+        peakRssDeltaMiB: s.peaks.length > 0 ? median(s.peaks) : NaN,
+        error: s.error,
+      };
+      records.push(rec);
+      log(
+        `  ${chunkSize.toString().padStart(6)} B  ${s.m.id.padEnd(24)} ${rec.error === null ? `${rec.mbps.toFixed(1).padStart(7)} MB/s  ${(rec.framesPerSec / 1000).toFixed(0).padStart(6)}k ev/s  +${rec.peakRssDeltaMiB.toFixed(0)} MiB` : rec.error}`,
+      );
+    }
+  }
+
+  const output: WorkerOutput = {
+    fixture: fx.path,
+    stats: fx.stats,
+    slowFixture: slowFx?.path ?? null,
+    slowStats: slowFx?.stats ?? null,
+    node: process.version,
+    records,
+    maxRssMiB: process.resourceUsage().maxRSS / 1024,
+    baselineRssMiB: baselineRss / 2 ** 20,
+    wallSeconds: (performance.now() - t0) / 1000,
+  };
+  writeFileSync(out, JSON.stringify(output, null, 2));
+}
+
+main(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`worker failed: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -62,11 +62,11 @@ export class StreamError extends Error {
 /** A line, frame or array element grew past `maxFrameBytes`. */
 export class FrameTooLargeError extends StreamError {
   readonly maxFrameBytes: number;
-  constructor(maxFrameBytes: number, offset: number) {
+  constructor(maxFrameBytes: number, offset: number, frame?: number) {
     super(
       'frame_too_large',
       `frame starting at byte ${offset} exceeds maxFrameBytes (${maxFrameBytes} bytes)`,
-      { offset, limit: 'maxFrameBytes' },
+      { offset, limit: 'maxFrameBytes', ...(frame === undefined ? {} : { frame }) },
     );
     this.name = 'FrameTooLargeError';
     this.maxFrameBytes = maxFrameBytes;
@@ -77,9 +77,10 @@ export class FrameTooLargeError extends StreamError {
 export class JsonArrayError extends StreamError {
   /** What the framer expected to find at `offset`. */
   readonly expected: string;
-  constructor(expected: string, found: string, offset: number) {
+  constructor(expected: string, found: string, offset: number, frame?: number) {
     super('invalid_json_array', `invalid JSON array at byte ${offset}: expected ${expected}, found ${found}`, {
       offset,
+      ...(frame === undefined ? {} : { frame }),
     });
     this.name = 'JsonArrayError';
     this.expected = expected;

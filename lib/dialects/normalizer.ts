@@ -20,6 +20,31 @@ export interface NormalizerOptions {
   onDialect?: (dialect: DialectName) => void;
 }
 
+/** The wire family of each dialect: xAI speaks the OpenAI and Anthropic vocabularies. */
+const FAMILY: Record<DialectName, string> = {
+  'openai-chat': 'chat',
+  'xai-chat': 'chat',
+  'openai-responses': 'responses',
+  'xai-responses': 'responses',
+  'anthropic-messages': 'messages',
+  'xai-messages': 'messages',
+  gemini: 'gemini',
+  'gemini-interactions': 'interactions',
+  'gemini-live': 'live',
+  'openai-realtime': 'realtime',
+  'xai-realtime': 'realtime',
+};
+
+/**
+ * Whether a payload detected as `next` moves the input off `current`: a new
+ * family always does; within a family only positive evidence of xAI (a grok
+ * model) does, since a payload without a model says nothing either way.
+ */
+function switches(current: DialectName, next: DialectName): boolean {
+  if (FAMILY[current] !== FAMILY[next]) return true;
+  return next.startsWith('xai-');
+}
+
 /** Payloads held while `auto` cannot yet tell the dialect. */
 const MAX_UNDETECTED = 64;
 
@@ -103,6 +128,14 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
         ctx.emit(errorEvent(err.code, err.message, true, payload));
         ctx.emit(doneEvent('error', null));
         return;
+      }
+    }
+    if (requested === 'auto' && handler === null && dialect !== null) {
+      // Between responses a log may switch provider (a gateway's mixed log): re-detect.
+      const next = detectDialect(payload);
+      if (next !== null && next !== dialect && switches(dialect, next)) {
+        dialect = next;
+        options.onDialect?.(next);
       }
     }
     if (dialect === null) {

@@ -57,7 +57,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: FramerOptio
 
   function finish(buf: Buffer, end: number, emit: Emit<Frame>): void {
     const start = valueStart < 0 ? 0 : valueStart;
-    if (fragmentBytes + end - start > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, valueOffset);
+    if (fragmentBytes + end - start > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, valueOffset, frameNo);
     let bytes = buf;
     let from = start;
     let to = end;
@@ -93,7 +93,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: FramerOptio
   }
 
   function fail(expected: string, buf: Buffer | null, pos: number): never {
-    throw new JsonArrayError(expected, describeByte(buf === null ? undefined : buf[pos]), consumed + pos);
+    throw new JsonArrayError(expected, describeByte(buf === null ? undefined : buf[pos]), consumed + pos, frameNo);
   }
 
   function scan(buf: Buffer, emit: Emit<Frame>): void {
@@ -198,7 +198,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: FramerOptio
     if (state === S.InContainer || state === S.InString || state === S.InScalar) {
       const start = valueStart < 0 ? 0 : valueStart;
       fragmentBytes += len - start;
-      if (fragmentBytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, valueOffset);
+      if (fragmentBytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, valueOffset, frameNo);
       fragments.push(Buffer.from(buf.subarray(start)));
     }
     consumed += len;
@@ -222,11 +222,12 @@ export function createJsonScanner(mode: 'array' | 'values', options: FramerOptio
           state === S.InString ? 'the end of a string' : `${depth} more closing bracket${depth === 1 ? '' : 's'}`,
           'end of input',
           consumed,
+          frameNo,
         );
       }
       if (mode === 'array') {
-        if (state === S.ExpectSep) throw new JsonArrayError("',' or ']'", 'end of input', consumed);
-        if (state === S.ExpectValue || state === S.ExpectFirst) throw new JsonArrayError('a value', 'end of input', consumed);
+        if (state === S.ExpectSep) throw new JsonArrayError("',' or ']'", 'end of input', consumed, frameNo);
+        if (state === S.ExpectValue || state === S.ExpectFirst) throw new JsonArrayError('a value', 'end of input', consumed, frameNo);
       }
     },
   };

@@ -21,7 +21,8 @@ export interface LineSplitter {
 }
 
 
-export function createLineSplitter(maxLineBytes: number, onLine: LineHandler): LineSplitter {
+/** `frameOf` names the frame an overlong line belongs to, for the error. */
+export function createLineSplitter(maxLineBytes: number, onLine: LineHandler, frameOf: () => number): LineSplitter {
   const fragments: Buffer[] = [];
   let fragmentBytes = 0;
   let consumed = 0; // bytes before the current chunk
@@ -55,10 +56,10 @@ export function createLineSplitter(maxLineBytes: number, onLine: LineHandler): L
         next = eol + 1;
       } else break;
       if (fragmentBytes === 0) {
-        if (eol - pos > maxLineBytes) throw new FrameTooLargeError(maxLineBytes, lineOffset);
+        if (eol - pos > maxLineBytes) throw new FrameTooLargeError(maxLineBytes, lineOffset, frameOf());
         onLine(buf, pos, eol, lineOffset);
       } else {
-        if (fragmentBytes + eol - pos > maxLineBytes) throw new FrameTooLargeError(maxLineBytes, lineOffset);
+        if (fragmentBytes + eol - pos > maxLineBytes) throw new FrameTooLargeError(maxLineBytes, lineOffset, frameOf());
         const line = joinFragments(fragments, buf.subarray(pos, eol));
         fragmentBytes = 0;
         onLine(line, 0, line.length, lineOffset);
@@ -68,7 +69,7 @@ export function createLineSplitter(maxLineBytes: number, onLine: LineHandler): L
     }
     if (pos < len) {
       fragmentBytes += len - pos;
-      if (fragmentBytes > maxLineBytes) throw new FrameTooLargeError(maxLineBytes, lineOffset);
+      if (fragmentBytes > maxLineBytes) throw new FrameTooLargeError(maxLineBytes, lineOffset, frameOf());
       // copy: the caller may reuse its chunk buffer
       fragments.push(Buffer.from(buf.subarray(pos)));
     }

@@ -24,7 +24,7 @@ export function createNdjsonFramer(options: NdjsonFramerOptions = {}): Stage<Chu
     if (replacedInvalidUtf8(line, buf, start, end)) frame.invalidUtf8At = offset;
     frameNo++;
     emit(frame);
-  });
+  }, () => frameNo);
   return {
     push(chunk, out) {
       emit = out;

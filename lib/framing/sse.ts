@@ -100,7 +100,7 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
 
   function appendData(buf: Buffer, start: number, end: number): void {
     dataBytes += end - start;
-    if (dataBytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, blockOffset);
+    if (dataBytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, blockOffset, frameNo);
     const value = buf.toString('utf8', start, end);
     if (!badUtf8 && replacedInvalidUtf8(value, buf, start, end)) badUtf8 = true;
     if (!hasData) {
@@ -110,7 +110,7 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
     else dataParts.push(value);
   }
 
-  const lines = createLineSplitter(maxFrameBytes, onLine);
+  const lines = createLineSplitter(maxFrameBytes, onLine, () => frameNo);
 
   return {
     push(chunk, out) {

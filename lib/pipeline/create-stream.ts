@@ -63,7 +63,7 @@ export function createGuardedEventsStage(options: CreateStreamOptions = {}): Gua
     if (strict || !(err instanceof StreamError)) throw err;
     failed = true;
     const ev: ErrorEvent = { type: 'error', code: err.code, message: err.message, terminal: true };
-    if (err.offset !== undefined) ev.at = { frame: err.frame ?? -1, offset: err.offset };
+    if (err.offset !== undefined && err.frame !== undefined) ev.at = { frame: err.frame, offset: err.offset };
     out(ev);
     try {
       inner.end(check); // closes an open response: incomplete_stream + done

@@ -29,7 +29,7 @@ export function split2NdjsonFramer(options: FramerOptions = {}): Transform {
       }
     }
     if (line.endsWith('\r')) line = line.slice(0, -1);
-    if (bytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, lineOffset);
+    if (bytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, lineOffset, frameNo);
     if (isBlank(line)) return undefined;
     const frame: Frame = { event: 'message', data: line, id: '' };
     if (positions) frame.at = { frame: frameNo, offset: lineOffset };
@@ -41,7 +41,7 @@ export function split2NdjsonFramer(options: FramerOptions = {}): Transform {
   const transform = stream._transform.bind(stream);
   stream._transform = (chunk, encoding, callback) => {
     transform(chunk, encoding, (err?: Error | null) => {
-      callback(err && !(err instanceof FrameTooLargeError) ? new FrameTooLargeError(maxFrameBytes, offset) : err);
+      callback(err && !(err instanceof FrameTooLargeError) ? new FrameTooLargeError(maxFrameBytes, offset, frameNo) : err);
     });
   };
   return stream;

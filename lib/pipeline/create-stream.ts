@@ -65,11 +65,7 @@ export function createGuardedEventsStage(options: CreateStreamOptions = {}): Gua
     const ev: ErrorEvent = { type: 'error', code: err.code, message: err.message, terminal: true };
     if (err.offset !== undefined && err.frame !== undefined) ev.at = { frame: err.frame, offset: err.offset };
     out(ev);
-    try {
-      inner.end(check); // closes an open response: incomplete_stream + done
-    } catch {
-      // the framer is already broken; the error event above says why
-    }
+    inner.abandon(check); // closes an open response: incomplete_stream + done
   }
   return {
     push(chunk, emit) {

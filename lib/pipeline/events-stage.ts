@@ -28,7 +28,15 @@ export interface EventsStageOptions {
   onDialect?: (dialect: DialectName) => void;
 }
 
-export function createEventsStage(options: EventsStageOptions = {}): Stage<Chunk, UnifiedEvent> {
+export interface EventsStage extends Stage<Chunk, UnifiedEvent> {
+  /**
+   * The input broke off (source failure, fatal framing error): close open
+   * responses (incomplete_stream + done) without flushing a partly received frame.
+   */
+  abandon(emit: Emit<UnifiedEvent>): void;
+}
+
+export function createEventsStage(options: EventsStageOptions = {}): EventsStage {
   const framerOptions = {
     ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
     ...(options.flushIncomplete === undefined ? {} : { flushIncomplete: options.flushIncomplete }),
@@ -46,7 +54,14 @@ export function createEventsStage(options: EventsStageOptions = {}): Stage<Chunk
     ...(options.onDialect === undefined ? {} : { onDialect: options.onDialect }),
   });
   const decoder = createDecoder(options.captures === undefined ? {} : { captures: options.captures });
-  return chain(chain(framer, decoder), normalizer);
+  const fused = chain(chain(framer, decoder), normalizer);
+  return {
+    push: fused.push,
+    end: fused.end,
+    abandon(emit) {
+      normalizer.end(emit);
+    },
+  };
 }
 
 /** Decodes a whole input synchronously (tests, small inputs). Throws on fatal framing errors. */

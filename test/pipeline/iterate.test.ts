@@ -1,0 +1,145 @@
+import t from 'tap';
+import { Readable } from 'node:stream';
+import { events, finals } from '../../lib/pipeline/iterate.js';
+import { createEventsStage, decodeAll } from '../../lib/pipeline/events-stage.js';
+import { StreamError } from '../../lib/errors.js';
+import type { UnifiedEvent } from '../../lib/events.js';
+import type { FinalResult } from '../../lib/accumulate/types.js';
+import { fixture } from '../helpers/corpus.js';
+import { fixedChunks } from '../helpers/chunks.js';
+
+const tool = fixture('quickstart/anthropic-tool-use.sse');
+const chunks = fixedChunks(tool, 97);
+
+async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+function webStream(parts: Buffer[], onCancel?: () => void): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (i < parts.length) c.enqueue(new Uint8Array(parts[i++]!));
+      else c.close();
+    },
+    cancel() {
+      onCancel?.();
+    },
+  });
+}
+
+t.test('events() and finals() read every kind of source the same way', async (t) => {
+  const want = decodeAll([tool]);
+  t.same(await all(events(Readable.from(chunks))), want, 'Node Readable');
+  t.same(await all(events(webStream(chunks))), want, 'web ReadableStream');
+  t.same(await all(events(new Response(webStream(chunks)))), want, 'fetch Response');
+  t.same(
+    await all(
+      events(
+        (async function* () {
+          yield* chunks;
+        })(),
+      ),
+    ),
+    want,
+    'async iterable',
+  );
+  t.same(await all(events(chunks)), want, 'sync iterable of chunks');
+  const f = await all(finals(Readable.from(chunks)));
+  t.equal(f.length, 1);
+  t.equal(f[0]?.toolCalls[0]?.name, 'get_weather');
+});
+
+t.test('a source that fails mid-response: complete events, the partial final, then a typed source_error', async (t) => {
+  const half = tool.subarray(0, 1400);
+  const failing = (): AsyncGenerator<Buffer> =>
+    (async function* () {
+      yield half;
+      throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    })();
+
+  const got: UnifiedEvent[] = [];
+  const err = await (async () => {
+    for await (const ev of events(failing())) got.push(ev);
+  })().catch((e: unknown) => e);
+  t.type(err, StreamError);
+  t.match(err, { code: 'source_error', message: /socket hang up/ });
+  // What the input held: events complete while reading, then what closing the open response adds.
+  const stage = createEventsStage({ flushIncomplete: false });
+  const complete: UnifiedEvent[] = [];
+  const closing: UnifiedEvent[] = [];
+  stage.push(half, (e) => complete.push(e));
+  stage.end((e) => closing.push(e));
+  t.match(closing.at(-2), { type: 'error', code: 'incomplete_stream' });
+  const sourceError = got[complete.length];
+  t.same(got.slice(0, complete.length), complete, 'every complete event came first, nothing from the cut frame');
+  t.match(sourceError, { type: 'error', code: 'source_error', terminal: true });
+  t.same(got.slice(complete.length + 1), closing, 'then the open response is closed as incomplete');
+
+  const partial: FinalResult[] = [];
+  const err2 = await (async () => {
+    for await (const f of finals(failing())) partial.push(f);
+  })().catch((e: unknown) => e);
+  t.match(err2, { code: 'source_error' });
+  t.equal(partial.length, 1);
+  t.match(partial[0], { stopReason: 'error', reasoning: /The user wants the weather/ });
+  t.same(
+    partial[0]?.errors.map((e) => e.code),
+    ['source_error', 'incomplete_stream'],
+  );
+});
+
+t.test('strict: the iteration throws the typed error of the first error event', async (t) => {
+  const err = await all(events([fixture('anthropic-messages/overloaded-error.sse')], { strict: true })).catch((e: unknown) => e);
+  t.match(err, { name: 'StreamError', code: 'overloaded_error' });
+});
+
+t.test('breaking out early releases the source (no listener or stream left behind)', async (t) => {
+  // Baseline: what Node's own Readable iterator leaves on a destroyed stream after a break.
+  const plain = Readable.from(chunks);
+  for await (const c of plain) {
+    void c;
+    break;
+  }
+  const resourcesBefore = process.getActiveResourcesInfo().length;
+  const source = Readable.from(chunks);
+  for await (const ev of events(source)) {
+    if (ev.type === 'text_delta') break;
+  }
+  await new Promise((r) => setImmediate(r));
+  t.ok(source.destroyed, 'the Node Readable is destroyed');
+  for (const name of ['data', 'readable', 'error', 'end', 'close']) {
+    t.equal(source.listenerCount(name), plain.listenerCount(name), `no '${name}' listener beyond Node's own iterator`);
+  }
+  t.equal(process.getActiveResourcesInfo().length, resourcesBefore, 'no timer or handle left behind');
+
+  let cancelled = false;
+  const web = webStream(chunks, () => {
+    cancelled = true;
+  });
+  for await (const ev of finals(web)) void ev;
+  t.notOk(cancelled, 'a stream read to the end is not cancelled');
+  const web2 = webStream(chunks, () => {
+    cancelled = true;
+  });
+  for await (const ev of events(web2)) {
+    if (ev.type === 'start') break;
+  }
+  t.ok(cancelled, 'the web stream is cancelled');
+  t.notOk(web2.locked, 'and its reader released');
+
+  let finished = false;
+  const gen = (async function* () {
+    try {
+      yield* chunks;
+    } finally {
+      finished = true;
+    }
+  })();
+  for await (const ev of events(gen)) {
+    if (ev.type === 'start') break;
+  }
+  t.ok(finished, "the async iterable's finally ran");
+});

@@ -7,7 +7,12 @@ process.stdout.on('error', (err) => {
   throw err;
 });
 
-main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then(
+main(process.argv.slice(2), {
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stderrIsTTY: process.stderr.isTTY === true,
+}).then(
   (code) => {
     process.exitCode = code;
   },

@@ -101,3 +101,85 @@ t.test('the bin runs as a real process (built dist)', async (t) => {
   t.equal(code, 0);
   t.equal(Buffer.concat(chunks).toString().split('\n').length, 3);
 });
+
+const fx = (name: string): string => join(repoRoot, 'fixtures', name);
+
+t.test('--out events by default, raw events only with --raw', async (t) => {
+  const plain = await run([fx('quickstart/anthropic-tool-use.sse')]);
+  const types = plain.stdout.trim().split('\n').map((l) => JSON.parse(l).type as string);
+  t.notOk(types.includes('raw'));
+  t.equal(types[0], 'start');
+  t.equal(types.at(-1), 'done');
+  const raw = await run(['--raw', fx('quickstart/anthropic-tool-use.sse')]);
+  t.ok(raw.stdout.includes('"type":"raw"'));
+});
+
+t.test('--out final: one final per response, in input order, across files', async (t) => {
+  const r = await run(['--out', 'final', fx('quickstart/anthropic-tool-use.sse'), fx('openai-chat/text-usage.sse')]);
+  t.equal(r.code, 0);
+  const finals = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  t.same(
+    finals.map((f) => f.dialect),
+    ['anthropic-messages', 'openai-chat'],
+  );
+  t.equal(finals[0].toolCalls[0].arguments.city, 'Paris');
+});
+
+t.test('--strict: the first error event ends the run with exit 1 and a one-line message naming code and place', async (t) => {
+  const file = fx('anthropic-messages/overloaded-error.sse');
+  const lenient = await run([file]);
+  t.equal(lenient.code, 0, 'without --strict errors are in the output');
+  t.match(lenient.stdout, /"code":"overloaded_error"/);
+  const strict = await run(['--strict', file]);
+  t.equal(strict.code, 1);
+  t.match(strict.stderr, /^llmstream: .*overloaded-error\.sse: overloaded_error at byte \d+ \(frame \d+\): .+\n$/);
+  t.notMatch(strict.stdout, /"at":/, 'positions stay out of the output unless asked for');
+});
+
+t.test('--audio-out writes each response\'s audio to its own file', async (t) => {
+  const out = mkdtempSync(join(tmpdir(), 'llmstream-audio-'));
+  const r = await run(['--out', 'final', '--audio-out', out, fx('gemini-live/audio-transcript.json')]);
+  t.equal(r.code, 0);
+  const finals = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const withAudio = finals.filter((f) => f.audio !== null);
+  t.ok(withAudio.length > 0);
+  const { readdirSync, statSync } = await import('node:fs');
+  const files = readdirSync(out).sort();
+  t.equal(files.length, withAudio.length, 'one file per response with audio');
+  t.same(
+    files.map((f) => statSync(join(out, f)).size),
+    withAudio.map((f) => f.audio.bytes),
+    'file sizes equal the decoded byte counts of the finals',
+  );
+  t.match(files[0], /^01-audio-transcript\.json-001.*\.pcm$/);
+});
+
+t.test('--progress draws a bar on stderr; not by default on a non-TTY', async (t) => {
+  const file = fx('quickstart/anthropic-tool-use.sse');
+  const forced = await run(['--progress', '--out', 'final', file]);
+  t.match(forced.stderr, /anthropic-tool-use\.sse \[#+\] 100% .* MB\/s ETA/);
+  const quiet = await run(['--out', 'final', file]);
+  t.equal(quiet.stderr, '');
+});
+
+t.test('--out text streams: text reaches stdout through a pipe before the input ends', async (t) => {
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'llmstream.js'), '--out', 'text']);
+  const first =
+    'data: {"id":"c","object":"chat.completion.chunk","model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hello"}}]}\n\n';
+  const rest =
+    'data: {"id":"c","object":"chat.completion.chunk","model":"gpt-4o","choices":[{"index":0,"delta":{"content":" world"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+  let out = '';
+  const sawHello = new Promise<void>((resolve) => {
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (out.includes('Hello')) resolve();
+    });
+  });
+  child.stdin.write(first);
+  await sawHello; // stdin is still open here: the delta was written as it arrived
+  t.equal(out, 'Hello');
+  child.stdin.end(rest);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  t.equal(code, 0);
+  t.equal(out, 'Hello world\n');
+});

@@ -3,22 +3,27 @@
  * pipes and log reprocessing. `main` takes its streams as arguments so tests
  * can run it in-process; bin/llmstream.js only calls it.
  */
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { readFileSync } from 'node:fs';
 import { StreamError } from '../errors.js';
 import type { Frame, UnifiedEvent } from '../events.js';
 import type { FinalResult } from '../accumulate/types.js';
 import { createAutoFramer, createFramer } from '../framing/detect.js';
 import type { Chunk } from '../framing/bytes.js';
-import { createOutputStage } from '../pipeline/create-stream.js';
-import type { Stage } from '../stage.js';
+import { createGuardedEventsStage, createTextStage } from '../pipeline/create-stream.js';
+import { createFinalAccumulator } from '../accumulate/final.js';
+import { chain, type Stage } from '../stage.js';
+import { createAudioWriter } from './audio-out.js';
+import { createProgress, PROGRESS_MIN_BYTES, type Progress } from './progress.js';
+import { basename } from 'node:path';
 import { parseCli, USAGE, UsageError, type CliOptions } from './args.js';
 
 export interface CliIO {
   stdin: Readable;
   stdout: Writable;
   stderr: Writable;
+  /** Whether stderr is a terminal (enables the progress bar for large files). */
+  stderrIsTTY?: boolean;
 }
 
 type Item = Frame | UnifiedEvent | FinalResult | string;
@@ -28,24 +33,37 @@ function version(): string {
   return pkg.version;
 }
 
-function makeStage(opts: CliOptions): Stage<Chunk, Item> {
+function makeStage(opts: CliOptions, file: string, index: number): Stage<Chunk, Item> {
   if (opts.out === 'frames') {
     const o = { positions: opts.positions };
     return opts.framing === 'auto' ? createAutoFramer(o) : createFramer(opts.framing, o);
   }
-  return createOutputStage({
+  let events: Stage<Chunk, UnifiedEvent> = createGuardedEventsStage({
     dialect: opts.dialect,
     framing: opts.framing,
-    positions: opts.positions,
+    // --strict names where the error happened, so it always tracks positions.
+    positions: opts.positions || opts.strict,
     strict: opts.strict,
-    output: opts.out,
   });
+  if (opts.audioOut !== null) {
+    const prefix = `${String(index + 1).padStart(2, '0')}-${file === '-' ? 'stdin' : basename(file).replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+    events = chain(events, createAudioWriter(opts.audioOut, prefix));
+  }
+  if (opts.out === 'final') return chain(events, createFinalAccumulator());
+  if (opts.out === 'text') return chain(events, createTextStage());
+  return events;
 }
 
 function formatter(opts: CliOptions): (item: Item) => string | null {
   if (opts.out === 'text') return (item) => item as string;
-  if (opts.out === 'events' && !opts.raw) {
-    return (item) => ((item as UnifiedEvent).type === 'raw' ? null : JSON.stringify(item) + '\n');
+  const stripAt = opts.strict && !opts.positions && opts.out === 'events';
+  if (opts.out === 'events') {
+    return (item) => {
+      const ev = item as UnifiedEvent;
+      if (ev.type === 'raw' && !opts.raw) return null;
+      if (stripAt) delete ev.at;
+      return JSON.stringify(ev) + '\n';
+    };
   }
   return (item) => JSON.stringify(item) + '\n';
 }
@@ -87,8 +105,17 @@ function checkReadable(file: string): string | null {
   return null;
 }
 
-async function runFile(file: string, opts: CliOptions, io: CliIO): Promise<number | null> {
-  const stage = makeStage(opts);
+function progressFor(file: string, opts: CliOptions, io: CliIO): Progress | null {
+  if (file === '-' || opts.quiet || opts.progress === false) return null;
+  if (opts.progress !== true && io.stderrIsTTY !== true) return null;
+  const size = statSync(file).size;
+  if (opts.progress !== true && size < PROGRESS_MIN_BYTES) return null;
+  return createProgress(io.stderr, basename(file), size);
+}
+
+async function runFile(file: string, index: number, opts: CliOptions, io: CliIO): Promise<number | null> {
+  const stage = makeStage(opts, file, index);
+  const progress = progressFor(file, opts, io);
   const format = formatter(opts);
   const lines: string[] = [];
   const emit = (item: Item): void => {
@@ -104,12 +131,15 @@ async function runFile(file: string, opts: CliOptions, io: CliIO): Promise<numbe
   const input = openInput(file, io);
   try {
     for await (const chunk of input as AsyncIterable<Buffer>) {
+      progress?.add(chunk.length);
       stage.push(chunk, emit);
       if (!(await flush())) return 0;
     }
     stage.end(emit);
+    progress?.done();
     if (!(await flush())) return 0;
   } catch (err) {
+    progress?.done();
     await flush();
     const name = file === '-' ? 'stdin' : file;
     if (err instanceof StreamError) {
@@ -153,8 +183,8 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     const { doctor } = await import('./doctor.js');
     return doctor(opts, io);
   }
-  for (const file of opts.files) {
-    const code = await runFile(file, opts, io);
+  for (const [index, file] of opts.files.entries()) {
+    const code = await runFile(file, index, opts, io);
     if (code !== null) return code;
   }
   return 0;

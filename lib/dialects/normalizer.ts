@@ -12,8 +12,9 @@ import { detectDialect } from './detect.js';
 import { doneEvent, errorEvent, isObject, providerError } from './helpers.js';
 import { dialects } from './registry.js';
 import type { DialectContext, ResponseHandler } from './types.js';
+import { createResponseLimits, type DialectLimitOptions } from './limits.js';
 
-export interface NormalizerOptions {
+export interface NormalizerOptions extends DialectLimitOptions {
   /** @defaultValue 'auto' */
   dialect?: DialectOption;
   /** Called once when the dialect is known (auto-detected or given). */
@@ -67,12 +68,19 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
   const undetected: ProviderEvent[] = [];
   let reportedUtf8 = false;
 
+  const limits = createResponseLimits(options);
   const ctx: DialectContext = {
     emit(ev) {
       if (at !== undefined) ev.at = at;
       // A done for choice k>0 (OpenAI n>1) does not end the response; choice 0's does.
-      if (ev.type === 'done' && ev.choice === undefined) handler = null;
-      else if (ev.type === 'start' && dialect !== null) ev.dialect = dialect;
+      if (ev.type === 'done') {
+        if (ev.choice === undefined) {
+          handler = null;
+          limits.reset();
+        }
+      } else if (ev.type === 'start') {
+        if (dialect !== null) ev.dialect = dialect;
+      } else if (ev.type === 'tool_call_start' || ev.type === 'tool_call_delta') limits.check(ev);
       out(ev);
     },
     get at() {

@@ -57,15 +57,24 @@ export function createGuardedEventsStage(options: CreateStreamOptions = {}): Gua
   let out: Emit<UnifiedEvent> = () => {};
   const check: Emit<UnifiedEvent> = (ev) => {
     if (strict && ev.type === 'error') throw errorFromEvent(ev);
-    out(ev);
+    try {
+      out(ev);
+    } catch (err) {
+      throw new Downstream(err); // not ours to soften: a later stage (e.g. an accumulator limit) failed
+    }
   };
   function fatal(err: unknown): void {
+    if (err instanceof Downstream) throw err.error;
     if (strict || !(err instanceof StreamError)) throw err;
     failed = true;
     const ev: ErrorEvent = { type: 'error', code: err.code, message: err.message, terminal: true };
     if (err.offset !== undefined && err.frame !== undefined) ev.at = { frame: err.frame, offset: err.offset };
     out(ev);
-    inner.abandon(check); // closes an open response: incomplete_stream + done
+    try {
+      inner.abandon(check); // closes an open response: incomplete_stream + done
+    } catch {
+      // the handler broke down mid-event (e.g. a limit tripped inside it): the error above is the answer
+    }
   }
   return {
     push(chunk, emit) {
@@ -91,6 +100,11 @@ export function createGuardedEventsStage(options: CreateStreamOptions = {}): Gua
       if (!failed) fatal(err);
     },
   };
+}
+
+/** Carries an exception thrown by a stage after the guarded one, so the guard passes it on untouched. */
+class Downstream {
+  constructor(readonly error: unknown) {}
 }
 
 /** Visible text of choice 0 as it arrives, a newline after each response. */

@@ -6,12 +6,13 @@ import type { DialectName, DialectOption, Frame, UnifiedEvent } from '../events.
 import type { Emit, Stage } from '../stage.js';
 import { createDecoder } from '../dialects/decoder.js';
 import type { CaptureMode } from '../dialects/capture.js';
+import type { DialectLimitOptions } from '../dialects/limits.js';
 import { createNormalizer } from '../dialects/normalizer.js';
 import { createAutoFramer, createFramer, type FramingName, type FramingOption } from '../framing/detect.js';
 import type { Chunk } from '../framing/bytes.js';
 import { chain } from '../stage.js';
 
-export interface EventsStageOptions {
+export interface EventsStageOptions extends DialectLimitOptions {
   /** @defaultValue 'auto' */
   dialect?: DialectOption;
   /** @defaultValue 'auto' */
@@ -51,6 +52,8 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
   }
   const normalizer = createNormalizer({
     dialect: options.dialect ?? 'auto',
+    ...(options.maxBlocks === undefined ? {} : { maxBlocks: options.maxBlocks }),
+    ...(options.maxToolArgumentBytes === undefined ? {} : { maxToolArgumentBytes: options.maxToolArgumentBytes }),
     ...(options.onDialect === undefined ? {} : { onDialect: options.onDialect }),
   });
   const decoder = createDecoder(options.captures === undefined ? {} : { captures: options.captures });

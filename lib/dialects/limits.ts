@@ -1,0 +1,54 @@
+/**
+ * Bounds on what a dialect handler buffers for one response, enforced on the
+ * events it emits: the handler's own buffers (tool-argument text for
+ * `tool_call_done`, open calls) mirror them, so an attacker-controlled stream
+ * (10^6 tiny tool calls, one endless argument) is stopped by a typed error,
+ * not by the OOM killer — even in events mode, with no accumulator.
+ */
+import { LimitExceededError } from '../errors.js';
+import type { UnifiedEvent } from '../events.js';
+import { DEFAULT_MAX_BLOCKS, DEFAULT_MAX_TOOL_ARGUMENT_BYTES, limitOption } from '../accumulate/limits.js';
+
+export interface DialectLimitOptions {
+  /** Tool-argument bytes buffered per call. @defaultValue 8 MiB */
+  maxToolArgumentBytes?: number;
+  /** Tool calls per response. @defaultValue 10,000 */
+  maxBlocks?: number;
+}
+
+export interface ResponseLimits {
+  /** Checks one event about to be emitted; throws LimitExceededError past a limit. */
+  check(ev: UnifiedEvent): void;
+  /** A response ended: forget its counts. */
+  reset(): void;
+}
+
+export function createResponseLimits(options: DialectLimitOptions = {}): ResponseLimits {
+  const maxArgs = limitOption('maxToolArgumentBytes', options.maxToolArgumentBytes, DEFAULT_MAX_TOOL_ARGUMENT_BYTES);
+  const maxCalls = limitOption('maxBlocks', options.maxBlocks, DEFAULT_MAX_BLOCKS);
+  let calls = 0;
+  const argBytes = new Map<string, number>();
+  return {
+    check(ev) {
+      if (ev.type === 'tool_call_start') {
+        if (++calls > maxCalls) {
+          throw new LimitExceededError('maxBlocks', maxCalls, 'too many tool calls in one response', at(ev));
+        }
+      } else if (ev.type === 'tool_call_delta') {
+        const n = (argBytes.get(ev.id) ?? 0) + Buffer.byteLength(ev.argumentsDelta);
+        if (n > maxArgs) {
+          throw new LimitExceededError('maxToolArgumentBytes', maxArgs, `tool call ${ev.id}: arguments too large`, at(ev));
+        }
+        argBytes.set(ev.id, n);
+      }
+    },
+    reset() {
+      calls = 0;
+      argBytes.clear();
+    },
+  };
+}
+
+function at(ev: UnifiedEvent): { offset?: number; frame?: number } {
+  return ev.at === undefined ? {} : { offset: ev.at.offset, frame: ev.at.frame };
+}

@@ -43,7 +43,7 @@ export {
 
 // Stages as Transforms
 export { autoFramer, jsonArrayFramer, jsonValuesFramer, ndjsonFramer, sseFramer, type FramerTransform } from './pipeline/framers.js';
-export { decoder, normalizer } from './pipeline/stages.js';
+export { decoder, messageDecoder, normalizer } from './pipeline/stages.js';
 export {
   finalAccumulator,
   signatureAccumulator,
@@ -52,7 +52,7 @@ export {
   usageAccumulator,
   type AccumulatorTransform,
 } from './pipeline/accumulators.js';
-export { StageTransform, type TransformOptions } from './pipeline/transform.js';
+export { byteStageTransform, objectStageTransform, StageTransform, type TransformOptions } from './pipeline/transform.js';
 
 // The fused pipeline and its shells
 export { createStream, type CreateStreamOptions, type OutputMode, type StreamOutput } from './pipeline/create-stream.js';
@@ -69,6 +69,7 @@ export { createAutoFramer, createFramer, detectFraming, type FramingName, type F
 export type { FramerOptions } from './framing/options.js';
 export type { Chunk } from './framing/bytes.js';
 export { createDecoder, type DecoderOptions } from './dialects/decoder.js';
+export { createMessageDecoder, type CaptureMode, type CaptureOptions, type MessageInput } from './dialects/capture.js';
 export { createNormalizer, type Normalizer, type NormalizerOptions } from './dialects/normalizer.js';
 export { detectDialect } from './dialects/detect.js';
 export { dialectNames } from './dialects/registry.js';

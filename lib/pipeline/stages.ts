@@ -1,5 +1,6 @@
 /** The decoder and normalizer stages as object-mode Transforms. */
 import { createDecoder, type DecoderOptions } from '../dialects/decoder.js';
+import { createMessageDecoder, type CaptureOptions, type MessageInput } from '../dialects/capture.js';
 import { createNormalizer, type NormalizerOptions } from '../dialects/normalizer.js';
 import type { Frame, ProviderEvent, UnifiedEvent } from '../events.js';
 import { objectStageTransform, type StageTransform, type TransformOptions } from './transform.js';
@@ -12,4 +13,9 @@ export function decoder(options: DecoderOptions & TransformOptions = {}): StageT
 /** provider events → unified events. */
 export function normalizer(options: NormalizerOptions & TransformOptions = {}): StageTransform<ProviderEvent, UnifiedEvent> {
   return objectStageTransform(createNormalizer(options), options);
+}
+
+/** Already-received WebSocket messages (strings, Buffers or parsed objects) → provider events, each decoded whole. */
+export function messageDecoder(options: CaptureOptions & TransformOptions = {}): StageTransform<MessageInput, ProviderEvent> {
+  return objectStageTransform(createMessageDecoder(options), options);
 }

@@ -1,0 +1,151 @@
+/**
+ * One input → an InputReport. Runs the pipeline stage by stage (framer →
+ * decoder → normalizer, positions on) and taps each hop: frames are counted,
+ * provider payloads go to the payload checks, unified events to the response
+ * collector. Pure: the caller feeds the bytes.
+ */
+import { StreamError } from '../errors.js';
+import type { DialectName, DialectOption, Frame, Position, ProviderEvent, UnifiedEvent } from '../events.js';
+import type { Stage } from '../stage.js';
+import { createDecoder } from '../dialects/decoder.js';
+import { createNormalizer } from '../dialects/normalizer.js';
+import { createAutoFramer, createFramer, type FramingName, type FramingOption } from '../framing/detect.js';
+import type { Chunk } from '../framing/bytes.js';
+import { isFinalDone } from '../accumulate/response.js';
+import { byPosition, finishChecks, type PayloadCheck } from './checks.js';
+import { createIndexReuseCheck } from './index-checks.js';
+import { anomaly, type Anomaly, type AnomalyCode, type InputReport } from './report.js';
+import { ResponseCollector } from './responses.js';
+import { createSignatureCheck } from './signature-checks.js';
+import { TerminalWatch } from './terminal-checks.js';
+import { createAnthropicUsageCheck, createGeminiUsageCheck } from './usage-checks.js';
+
+export interface DiagnoseOptions {
+  /** Shown in the report: a file name or `stdin`. */
+  name: string;
+  /** @defaultValue 'auto' */
+  framing?: FramingOption;
+  /** @defaultValue 'auto' */
+  dialect?: DialectOption;
+  /** @defaultValue 8 MiB */
+  maxFrameBytes?: number;
+}
+
+export interface Diagnosis {
+  /** Feed the next bytes; ignored once a fatal framing error has stopped the diagnosis. */
+  push(chunk: Chunk): void;
+  /** End of input: the report. */
+  end(): InputReport;
+  /** A fatal framing error was met: the rest of the input cannot be framed. */
+  readonly stopped: boolean;
+}
+
+const FATAL_CODES = new Set<AnomalyCode>(['frame_too_large', 'invalid_json_array']);
+
+export function createDiagnosis(options: DiagnoseOptions): Diagnosis {
+  let framing: FramingName | null = null;
+  const framingOption = options.framing ?? 'auto';
+  const framerOptions = {
+    positions: true,
+    ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
+  };
+  let framer: Stage<Chunk, Frame>;
+  if (framingOption === 'auto') framer = createAutoFramer(framerOptions, (f) => (framing = f));
+  else {
+    framer = createFramer(framingOption, framerOptions);
+    framing = framingOption;
+  }
+  const dialects: DialectName[] = [];
+  const decoder = createDecoder();
+  const normalizer = createNormalizer({ dialect: options.dialect ?? 'auto', onDialect: (d) => dialects.push(d) });
+  const collector = new ResponseCollector();
+  const terminal = new TerminalWatch();
+  const checks: PayloadCheck[] = [
+    createGeminiUsageCheck(),
+    createAnthropicUsageCheck(),
+    createSignatureCheck(),
+    createIndexReuseCheck(),
+  ];
+  let frames = 0;
+  let bytes = 0;
+  let fatal: Anomaly | null = null;
+
+  const onEvent = (ev: UnifiedEvent): void => {
+    collector.push(ev, normalizer.dialect);
+    if (ev.type === 'done' && isFinalDone(ev)) terminal.responseDone(ev.at?.frame);
+  };
+  const onProvider = (pe: ProviderEvent): void => {
+    normalizer.push(pe, onEvent);
+    terminal.provider(pe);
+    if (pe.kind === 'json' && pe.direction !== 'send') {
+      const at = pe.at ?? null;
+      for (const check of checks) check.observe(pe.payload, pe.frame, at, normalizer.dialect);
+    }
+  };
+  const onFrame = (frame: Frame): void => {
+    frames++;
+    decoder.push(frame, onProvider);
+  };
+
+  function fail(err: unknown): void {
+    if (!(err instanceof StreamError)) throw err;
+    const code = FATAL_CODES.has(err.code as AnomalyCode) ? (err.code as AnomalyCode) : 'fatal_error';
+    const at: Position = { frame: err.frame ?? frames, offset: err.offset ?? bytes };
+    fatal = anomaly(code, `${err.message}; the rest of the input cannot be read`, at);
+  }
+
+  return {
+    push(chunk) {
+      if (fatal !== null) return;
+      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+      try {
+        framer.push(chunk, onFrame);
+      } catch (err) {
+        fail(err);
+      }
+    },
+    end() {
+      if (fatal === null) {
+        try {
+          framer.end(onFrame);
+        } catch (err) {
+          fail(err);
+        }
+      }
+      decoder.end(onProvider);
+      const fatalAt = (fatal as Anomaly | null)?.at ?? null;
+      const end: Position = fatalAt ?? { frame: frames, offset: bytes };
+      collector.endAt = end;
+      normalizer.end(onEvent);
+
+      const outside = collector.outside;
+      const responses = collector.responses;
+      finishChecks(checks, responses, outside);
+      terminal.finish(responses, outside, end);
+      if (fatal !== null) outside.push(fatal);
+      else if (frames === 0) {
+        const a = anomaly('no_frames', bytes === 0 ? 'the input is empty' : 'no frames: nothing in the input is a stream event', end);
+        a.atEnd = true;
+        outside.push(a);
+      }
+      for (const r of responses) r.anomalies.sort(byPosition);
+      outside.sort(byPosition);
+      return {
+        name: options.name,
+        bytes,
+        framing,
+        framingForced: framingOption !== 'auto',
+        dialects,
+        dialectForced: (options.dialect ?? 'auto') !== 'auto',
+        frames,
+        responses,
+        stoppedAt: fatalAt,
+        outsideCounts: collector.outsideCounts,
+        anomalies: outside,
+      };
+    },
+    get stopped() {
+      return fatal !== null;
+    },
+  };
+}

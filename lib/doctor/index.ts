@@ -1,0 +1,13 @@
+/** The analysis behind `llmstream doctor` (pure: the caller reads the bytes and prints the text). */
+export { createDiagnosis, type Diagnosis, type DiagnoseOptions } from './diagnose.js';
+export { formatReport, formatTotal, type FormatOptions } from './format.js';
+export {
+  SEVERITY,
+  allAnomalies,
+  countBySeverity,
+  type Anomaly,
+  type AnomalyCode,
+  type InputReport,
+  type ResponseReport,
+  type Severity,
+} from './report.js';

@@ -1,0 +1,127 @@
+/** What `llmstream doctor` finds in one input: plain data, built by diagnose.ts, printed by format.ts. */
+import type { DialectName, Position, StopReason, Usage } from '../events.js';
+import type { FramingName } from '../framing/detect.js';
+
+export type Severity = 'error' | 'warning';
+
+/** Every kind of anomaly the doctor reports. */
+export type AnomalyCode =
+  // the stream is broken or failed: exit 1
+  | 'incomplete_stream'
+  | 'missing_terminal'
+  | 'sequence_gap'
+  | 'invalid_json'
+  | 'invalid_utf8'
+  | 'provider_error'
+  | 'unknown_dialect'
+  | 'frame_too_large'
+  | 'invalid_json_array'
+  | 'fatal_error'
+  | 'no_frames'
+  // the stream is fine, but a naive or borrowed parser gets it wrong
+  | 'not_json'
+  | 'usage_repeated'
+  | 'usage_split'
+  | 'signature_on_empty_part'
+  | 'signature_on_function_call'
+  | 'block_index_reuse'
+  | 'trailing_data';
+
+/**
+ * Errors mean the capture does not hold a complete, successful response
+ * (cut off, corrupted, out of order, or failed at the provider); warnings mean
+ * the stream is well-formed but holds a trap for simple parsers.
+ */
+export const SEVERITY: Record<AnomalyCode, Severity> = {
+  incomplete_stream: 'error',
+  missing_terminal: 'error',
+  sequence_gap: 'error',
+  invalid_json: 'error',
+  invalid_utf8: 'error',
+  provider_error: 'error',
+  unknown_dialect: 'error',
+  frame_too_large: 'error',
+  invalid_json_array: 'error',
+  fatal_error: 'error',
+  no_frames: 'error',
+  not_json: 'warning',
+  usage_repeated: 'warning',
+  usage_split: 'warning',
+  signature_on_empty_part: 'warning',
+  signature_on_function_call: 'warning',
+  block_index_reuse: 'warning',
+  trailing_data: 'warning',
+};
+
+export interface Anomaly {
+  code: AnomalyCode;
+  severity: Severity;
+  message: string;
+  /** Where it was found: the frame that carried it, or the end of input (`frame` = frame count). */
+  at: Position | null;
+  /** True when `at` is the end of the input rather than a frame. */
+  atEnd?: true;
+}
+
+export interface ResponseReport {
+  /** 1-based, in input order. */
+  number: number;
+  dialect: DialectName | null;
+  id: string | null;
+  model: string | null;
+  /** First and last frame that produced one of its events, and where the first began. */
+  firstFrame: number;
+  lastFrame: number;
+  offset: number;
+  /** Unified event counts by type, in order of first appearance. */
+  counts: Record<string, number>;
+  stopReason: StopReason | null;
+  providerReason: string | null;
+  /** Stop reasons of choices k > 0 (OpenAI Chat n > 1), by choice. */
+  choiceStops: { choice: number; stopReason: StopReason; providerReason: string | null }[];
+  /** The last usage event, or null when the response reported none. */
+  usage: Usage | null;
+  anomalies: Anomaly[];
+}
+
+export interface InputReport {
+  /** The file name, or `stdin`. */
+  name: string;
+  bytes: number;
+  framing: FramingName | null;
+  /** Forced by an option rather than detected. */
+  framingForced: boolean;
+  /** Every dialect in use, in order (a mixed log may switch between responses). */
+  dialects: DialectName[];
+  dialectForced: boolean;
+  frames: number;
+  responses: ResponseReport[];
+  /** Events outside any response (raw messages between realtime turns…), by type. */
+  outsideCounts: Record<string, number>;
+  /** Where a fatal framing error stopped the reading (end-of-input anomalies are placed there), or null. */
+  stoppedAt: Position | null;
+  /** Anomalies that belong to no response (error bodies, fatal framing errors, trailing data…). */
+  anomalies: Anomaly[];
+}
+
+export function anomaly(code: AnomalyCode, message: string, at: Position | null | undefined): Anomaly {
+  return { code, severity: SEVERITY[code], message, at: at ?? null };
+}
+
+/** Every anomaly of an input, responses first. */
+export function allAnomalies(report: InputReport): Anomaly[] {
+  const out: Anomaly[] = [];
+  for (const r of report.responses) out.push(...r.anomalies);
+  out.push(...report.anomalies);
+  return out;
+}
+
+export function countBySeverity(anomalies: Anomaly[]): { errors: number; warnings: number } {
+  let errors = 0;
+  let warnings = 0;
+  for (const a of anomalies) {
+    if (a.severity === 'error') errors++;
+    else warnings++;
+  }
+  return { errors, warnings };
+}

@@ -1,0 +1,352 @@
+import t from 'tap';
+import { PassThrough, Readable } from 'node:stream';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { main } from '../lib/cli/main.js';
+import { createDiagnosis, formatReport, type InputReport } from '../lib/doctor/index.js';
+import { decodeAll } from '../lib/pipeline/events-stage.js';
+import { corpusDir, corpusFiles, hasCorpus, repoRoot } from './helpers/corpus.js';
+import { quickChunkings, randomChunks } from './helpers/chunks.js';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function run(argv: string[], stdin: Buffer | Buffer[] = Buffer.alloc(0), tty = false): Promise<Run> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  if (tty) (stdout as PassThrough & { isTTY?: boolean }).isTTY = true;
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  stdout.on('data', (b: Buffer) => out.push(b));
+  stderr.on('data', (b: Buffer) => err.push(b));
+  const chunks = Array.isArray(stdin) ? stdin : [stdin];
+  const code = await main(argv, { stdin: Readable.from(chunks), stdout, stderr });
+  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+}
+
+const fx = (name: string): string => join(repoRoot, 'fixtures', 'doctor', name);
+const bytesOf = (name: string): Buffer => readFileSync(fx(name));
+/** Byte offset of the SSE block that holds `needle`. */
+function blockAt(buf: Buffer, needle: string): number {
+  const hit = buf.indexOf(needle);
+  const before = buf.subarray(0, hit).toString('latin1');
+  const blank = Math.max(before.lastIndexOf('\n\n'), before.lastIndexOf('\r\n\r\n'));
+  if (blank < 0) return 0;
+  return blank + (before.startsWith('\r\n', blank) ? 4 : 2);
+}
+
+function report(buf: Buffer, name = 'x', chunks: Buffer[] = [buf]): InputReport {
+  const d = createDiagnosis({ name });
+  for (const c of chunks) d.push(c);
+  return d.end();
+}
+
+// ---------------------------------------------------------------------------
+// one fixture per anomaly
+
+t.test('a clean stream: one compact response report, exit 0', async (t) => {
+  const r = await run(['doctor', fx('clean-chat.sse')]);
+  t.equal(r.code, 0);
+  t.equal(r.stderr, '');
+  t.equal(
+    r.stdout,
+    [
+      `${fx('clean-chat.sse')}: 919 bytes, 6 frames, framing sse, dialect openai-chat, 1 response`,
+      '  response 1: id chatcmpl-doc1, model gpt-4o-mini, frames 0-5 from byte 0',
+      '    events: start 1, raw 2, text_delta 2, usage 1, done 1',
+      '    stop: end (stop)',
+      '    usage: input 12, output 3, total 15',
+      '  result: ok',
+      '',
+    ].join('\n'),
+  );
+});
+
+t.test('missing terminal: incomplete_stream at the end of input, exit 1', async (t) => {
+  const size = bytesOf('anthropic-cut.sse').length;
+  const r = await run(['doctor', fx('anthropic-cut.sse')]);
+  t.equal(r.code, 1);
+  t.match(r.stdout, `    error incomplete_stream at byte ${size} (end of input): input ended before the response's terminal event\n`);
+  t.match(r.stdout, '    stop: error\n');
+  t.match(r.stdout, '  result: 1 error, 0 warnings\n');
+});
+
+t.test('a provider error mid-stream, at the byte offset of its event', async (t) => {
+  const buf = bytesOf('anthropic-overloaded.sse');
+  const at = blockAt(buf, '"type":"error"');
+  t.equal(at, 480);
+  const r = await run(['doctor', fx('anthropic-overloaded.sse')]);
+  t.equal(r.code, 1);
+  t.match(r.stdout, `    error provider_error at byte ${at} (frame 3): overloaded_error: Overloaded\n`);
+  t.notMatch(r.stdout, 'incomplete_stream', 'the error event is the terminal: nothing is missing');
+});
+
+t.test('a Chat stream ended by an error event without [DONE]: provider error and missing terminal', async (t) => {
+  const buf = bytesOf('chat-error-no-done.sse');
+  const r = await run(['doctor', fx('chat-error-no-done.sse')]);
+  t.equal(r.code, 1);
+  t.match(r.stdout, `    error provider_error at byte ${blockAt(buf, 'event: error')} (frame 2): tool_use_failed: Tool call validation failed\n`);
+  t.match(r.stdout, `    error missing_terminal at byte ${buf.length} (end of input): the stream ended without \`data: [DONE]\`\n`);
+  t.match(r.stdout, '  result: 2 errors, 0 warnings\n');
+});
+
+t.test('sequence gap: error at the frame where numbers jump', async (t) => {
+  const buf = bytesOf('responses-gap.sse');
+  const at = blockAt(buf, '"sequence_number":6');
+  const r = await run(['doctor', fx('responses-gap.sse')]);
+  t.equal(r.code, 1);
+  t.match(r.stdout, `    error sequence_gap at byte ${at} (frame 4): sequence_number 6 after 3: 2 event(s) missing\n`);
+  t.match(r.stdout, '    stop: end (completed)\n', 'the response itself completed');
+});
+
+t.test('invalid JSON is an error, a text frame that is not JSON a warning', async (t) => {
+  const buf = bytesOf('chat-invalid-json.sse');
+  const r = await run(['doctor', fx('chat-invalid-json.sse')]);
+  t.equal(r.code, 1);
+  t.match(r.stdout, `    error invalid_json at byte ${blockAt(buf, '"content":"lo')} (frame 1): broken JSON payload: {"id":"chatcmpl-doc1"`);
+  t.match(r.stdout, `    warning not_json at byte ${blockAt(buf, 'keep-alive')} (frame 2): frame is not JSON: "keep-alive"\n`);
+  t.match(r.stdout, '    stop: end (stop)\n');
+  t.match(r.stdout, '  result: 1 error, 1 warning\n');
+});
+
+t.test('invalid UTF-8 is an error at the frame holding it', async (t) => {
+  const r = await run(['doctor', fx('chat-invalid-utf8.sse')]);
+  t.equal(r.code, 1);
+  t.match(r.stdout, /    error invalid_utf8 at byte 0 \(frame 0\): .*invalid UTF-8/);
+});
+
+t.test('Gemini: repeated usageMetadata (naive sum vs right) and signatures at risk, warnings only', async (t) => {
+  const buf = bytesOf('gemini-usage-signatures.sse');
+  const second = blockAt(buf, 'functionCall');
+  const third = blockAt(buf, 'c2lnLWVtcHR5');
+  const r = await run(['doctor', fx('gemini-usage-signatures.sse')]);
+  t.equal(r.code, 0, 'warnings do not fail');
+  t.match(
+    r.stdout,
+    `    warning usage_repeated at byte ${second} (frame 1): usageMetadata on 3 chunks (running totals): summing gives ` +
+      'promptTokenCount 30, candidatesTokenCount 22, totalTokenCount 52; right is the last: 10, 9, 19\n',
+  );
+  t.match(r.stdout, `    warning signature_on_function_call at byte ${second} (frame 1): thoughtSignature on 1 functionCall part`);
+  t.match(r.stdout, `    warning signature_on_empty_part at byte ${third} (frame 2): thoughtSignature on 1 part with empty text`);
+  t.match(r.stdout, '    usage: input 10, output 9, total 19\n', 'llmstream itself reports the right usage');
+  t.match(r.stdout, '  result: 0 errors, 3 warnings\n');
+});
+
+t.test('Anthropic: usage in message_start and message_delta (naive sum vs right)', async (t) => {
+  const buf = bytesOf('anthropic-usage.sse');
+  const r = await run(['doctor', fx('anthropic-usage.sse')]);
+  t.equal(r.code, 0);
+  t.match(
+    r.stdout,
+    `    warning usage_split at byte ${blockAt(buf, '"message_delta"')} (frame 5): usage in message_start and message_delta: ` +
+      'summing gives input_tokens 60, output_tokens 9; right (message_delta is cumulative): 30, 7\n',
+  );
+  t.match(r.stdout, '    usage: input 30, output 7, total 37\n');
+});
+
+t.test('xAI /v1/messages: a content block index used twice', async (t) => {
+  const buf = bytesOf('xai-messages-index-reuse.sse');
+  const second = buf.indexOf('event: content_block_start', buf.indexOf('event: content_block_start') + 1);
+  t.equal(second, 576);
+  const r = await run(['doctor', fx('xai-messages-index-reuse.sse')]);
+  t.equal(r.code, 0);
+  t.match(r.stdout, 'dialect xai-messages');
+  t.match(r.stdout, `    warning block_index_reuse at byte ${second} (frame 4): content_block_start reuses index 0 (1 time)`);
+  t.match(r.stdout, '    events: start 1, raw 5, reasoning_delta 1, text_delta 1, usage 1, done 1\n', 'the blocks stay apart');
+});
+
+t.test('trailing data after the last terminal event', async (t) => {
+  const buf = bytesOf('anthropic-trailing.sse');
+  const r = await run(['doctor', fx('anthropic-trailing.sse')]);
+  t.equal(r.code, 0);
+  t.match(r.stdout, `  warning trailing_data at byte ${blockAt(buf, '"ping"')} (frame 6): 1 frame after the last response's terminal event (first: ping)\n`);
+  t.match(r.stdout, '  outside responses: raw 1\n');
+});
+
+t.test('unknown dialect', async (t) => {
+  const r = await run(['doctor', fx('unknown.ndjson')]);
+  t.equal(r.code, 1);
+  t.match(r.stdout, 'framing json-values, dialect none detected, 0 responses');
+  t.match(r.stdout, '  error unknown_dialect at byte 75 (end of input): could not tell the dialect from the first 3 payloads\n');
+});
+
+t.test('fatal framing error: a broken JSON array stops the reading where it breaks', async (t) => {
+  const buf = bytesOf('gemini-bad-array.json');
+  const at = buf.indexOf('<html>');
+  const r = await run(['doctor', fx('gemini-bad-array.json')]);
+  t.equal(r.code, 1);
+  t.match(r.stdout, `  error invalid_json_array at byte ${at} (frame 1): invalid JSON array at byte ${at}: expected ',' or ']', found "<"`);
+  t.match(r.stdout, `    error incomplete_stream at byte ${at} (where reading stopped)`);
+  t.match(r.stdout, '    events: start 1, text_delta 1, usage 1, error 1, done 1\n', 'what came before is still reported');
+});
+
+t.test('fatal framing error: a frame larger than the limit', async (t) => {
+  const first = Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"a"}}],"model":"gpt-4o","object":"chat.completion.chunk"}\n\n');
+  const big = Buffer.concat([first, Buffer.from('data: "'), Buffer.alloc(9 * 1024 * 1024, 0x61)]);
+  const r = await run(['doctor'], randomChunks(big, 7, 1 << 20));
+  t.equal(r.code, 1);
+  t.match(r.stdout, /^stdin: /);
+  const at = first.length;
+  t.match(r.stdout, `  error frame_too_large at byte ${at} (frame 1): frame starting at byte ${at} exceeds maxFrameBytes`);
+  t.match(r.stdout, `    error incomplete_stream at byte ${at} (where reading stopped)`);
+  t.match(r.stdout, '    events: start 1, text_delta 1, error 1, done 1\n');
+});
+
+t.test('an empty input is an error', async (t) => {
+  const r = await run(['doctor', fx('empty.sse')]);
+  t.equal(r.code, 1);
+  t.match(r.stdout, '  error no_frames at byte 0 (end of input): the input is empty\n');
+});
+
+// ---------------------------------------------------------------------------
+// inputs, options, output
+
+t.test('several files: one report each, a total line, exit 1 when any has an error', async (t) => {
+  const files = [fx('clean-chat.sse'), fx('anthropic-usage.sse'), fx('responses-gap.sse')];
+  const r = await run(['doctor', ...files]);
+  t.equal(r.code, 1);
+  const heads = r.stdout.split('\n').filter((l) => l.startsWith(repoRoot));
+  t.same(
+    heads.map((l) => l.slice(0, l.indexOf(':'))),
+    files,
+  );
+  t.match(r.stdout, '\ntotal: 3 inputs, 1 error, 1 warning\n');
+  const ok = await run(['doctor', fx('clean-chat.sse'), fx('anthropic-usage.sse')]);
+  t.equal(ok.code, 0, 'warnings alone exit 0');
+  t.match(ok.stdout, '\ntotal: 2 inputs, 0 errors, 1 warning\n');
+});
+
+t.test('standard input: no file, or -', async (t) => {
+  const buf = bytesOf('clean-chat.sse');
+  for (const argv of [['doctor'], ['doctor', '-']]) {
+    const r = await run(argv, [buf.subarray(0, 100), buf.subarray(100)]);
+    t.equal(r.code, 0);
+    t.match(r.stdout, /^stdin: 919 bytes, 6 frames, framing sse, dialect openai-chat, 1 response\n/);
+  }
+});
+
+t.test('an unreadable file exits 2 before any report', async (t) => {
+  const r = await run(['doctor', fx('no-such-file.sse')]);
+  t.equal(r.code, 2);
+  t.equal(r.stdout, '');
+  t.match(r.stderr, /no such file/);
+});
+
+t.test('forced framing and dialect are honoured and shown', async (t) => {
+  const r = await run(['doctor', '--dialect', 'xai-chat', '--framing', 'sse', fx('clean-chat.sse')]);
+  t.equal(r.code, 0);
+  t.match(r.stdout, 'framing sse (forced), dialect xai-chat (forced), 1 response');
+});
+
+t.test('no colours when stdout is not a TTY; colours on a TTY', async (t) => {
+  const plain = await run(['doctor', fx('chat-invalid-json.sse')]);
+  t.notMatch(plain.stdout, '\u001b[');
+  const prev = process.env['NO_COLOR'];
+  delete process.env['NO_COLOR'];
+  const tty = await run(['doctor', fx('chat-invalid-json.sse')], Buffer.alloc(0), true);
+  if (prev !== undefined) process.env['NO_COLOR'] = prev;
+  t.match(tty.stdout, '\u001b[31merror\u001b[0m invalid_json');
+  t.match(tty.stdout, '\u001b[33mwarning\u001b[0m not_json');
+});
+
+t.test('the report does not depend on how the bytes are cut', async (t) => {
+  for (const name of ['gemini-usage-signatures.sse', 'chat-invalid-json.sse', 'responses-gap.sse', 'xai-messages-index-reuse.sse']) {
+    const buf = bytesOf(name);
+    const whole = formatReport(report(buf));
+    for (const c of quickChunkings(buf)) t.equal(formatReport(report(buf, 'x', c.chunks)), whole, `${name} ${c.name}`);
+  }
+});
+
+// ---------------------------------------------------------------------------
+// the corpus
+
+const cf = (name: string): string => join(corpusDir, name);
+
+/** The chunks of a Gemini capture, parsed independently of the library (error bodies give none). */
+function geminiChunks(bytes: Buffer, array: boolean): unknown[] {
+  const text = bytes.toString('utf8');
+  try {
+    if (array) return JSON.parse(text) as unknown[];
+    return text
+      .split(/\r?\n\r?\n/)
+      .filter((b) => b.startsWith('data:'))
+      .map((b) => JSON.parse(b.slice(5)) as unknown);
+  } catch {
+    return [];
+  }
+}
+
+function hasCounts(chunk: unknown): boolean {
+  const u = (chunk as { usageMetadata?: Record<string, unknown> }).usageMetadata;
+  return u !== undefined && ['promptTokenCount', 'candidatesTokenCount', 'totalTokenCount'].some((k) => typeof u[k] === 'number');
+}
+
+t.test('corpus: concrete findings', { skip: !hasCorpus }, async (t) => {
+  const groq = await run(['doctor', cf('openai-chat/pydantic-ai--compat-groq-error-event.sse')]);
+  t.equal(groq.code, 1);
+  t.match(groq.stdout, '    events: start 1, raw 1, reasoning_delta 93, error 1, done 1\n');
+  t.match(groq.stdout, '    error provider_error at byte 27741 (frame 94): tool_use_failed: Tool call validation failed');
+  t.match(groq.stdout, '    error missing_terminal at byte 28181 (end of input): the stream ended without `data: [DONE]`\n');
+
+  const gemini = await run(['doctor', cf('gemini-sse/vercel-ai--thought-signature-empty-text.sse')]);
+  t.equal(gemini.code, 0);
+  t.match(
+    gemini.stdout,
+    'warning usage_repeated at byte 376 (frame 1): usageMetadata on 3 chunks (running totals): summing gives promptTokenCount 27, ' +
+      'candidatesTokenCount 59, thoughtsTokenCount 906, totalTokenCount 992; right is the last: 9, 23, 302, 334\n',
+  );
+  t.match(gemini.stdout, 'warning signature_on_empty_part at byte 729 (frame 2)');
+
+  const array = await run(['doctor', cf('gemini-json-array/llm-gemini--function-call.json')]);
+  t.match(array.stdout, 'framing json-array, dialect gemini');
+  t.match(array.stdout, 'warning signature_on_function_call at byte 785 (frame 1)');
+
+  const anthropic = await run(['doctor', cf('anthropic-messages/llm-anthropic--text-basic.sse')]);
+  t.equal(anthropic.code, 0);
+  t.match(anthropic.stdout, 'summing gives input_tokens 34, output_tokens 11; right (message_delta is cumulative): 17, 10\n');
+  t.match(anthropic.stdout, '    usage: input 17, cached 0, output 10, total 27\n');
+
+  const xai = await run(['doctor', cf('xai-responses/vercel-ai--x-search.sse'), cf('xai-chat/vercel-ai--reasoning-short.sse')]);
+  t.equal(xai.code, 0);
+  t.match(xai.stdout, 'dialect xai-responses, 1 response\n');
+  t.match(xai.stdout, '    usage: input 27236, cached 4585, output 3077, reasoning 1091, total 30313\n');
+  t.match(xai.stdout, 'dialect xai-chat, 1 response\n');
+  t.match(xai.stdout, '\ntotal: 2 inputs, ok\n');
+
+  const body = await run(['doctor', cf('gemini-sse/crewai--http400-not-sse.body')]);
+  t.equal(body.code, 1);
+  t.match(body.stdout, 'framing json-values, dialect none detected, 1 response');
+  t.match(body.stdout, '    error provider_error at byte 0 (frame 0): INVALID_ARGUMENT: API key not valid.');
+
+  const live = await run(['doctor', cf('gemini-live/js-genai--tool-call.ws.jsonl')]);
+  t.equal(live.code, 1);
+  t.match(live.stdout, 'error incomplete_stream at byte 1312 (end of input)');
+
+  const realtime = await run(['doctor', cf('openai-realtime/pydantic-ai--three-vad-turns-rate-limits.ws.jsonl')]);
+  t.equal(realtime.code, 0, 'messages between and after realtime turns are not trailing data');
+  t.match(realtime.stdout, 'dialect openai-realtime, 3 responses\n');
+  t.match(realtime.stdout, '  response 3: ');
+
+  const resumed = await run(['doctor', cf('openai-responses/pydantic-ai--background-resume-starting-after.sse')]);
+  t.equal(resumed.code, 0, 'a resumed stream starting at sequence_number 1 is not a gap');
+});
+
+t.test('corpus: every file gets a report; exit 1 exactly when the pipeline saw an error', { skip: !hasCorpus }, async (t) => {
+  for (const f of corpusFiles()) {
+    const r = await run(['doctor', f.path]);
+    t.match(r.stdout, /\n  result: (ok|\d+ errors?, \d+ warnings?)\n$/, f.name);
+    const events = decodeAll([f.bytes]);
+    const pipelineError = events.some((e) => e.type === 'error');
+    if (pipelineError) t.equal(r.code, 1, `${f.name}: an error event is an error anomaly`);
+    else if (r.code === 1) t.match(r.stdout, /error (missing_terminal|trailing_data|no_frames)/, `${f.name}: the only errors the events do not show`);
+    // Gemini streams with token counts on several chunks get the naive-sum warning, the others not.
+    if (f.dir === 'gemini-sse' || f.dir === 'gemini-json-array') {
+      const counted = geminiChunks(f.bytes, f.dir === 'gemini-json-array').filter((c) => hasCounts(c)).length;
+      if (counted >= 2) t.match(r.stdout, `warning usage_repeated at byte `, `${f.name}: usage on ${counted} chunks`);
+      else t.notMatch(r.stdout, 'usage_repeated', `${f.name}: usage on ${counted} chunk(s)`);
+    }
+  }
+});

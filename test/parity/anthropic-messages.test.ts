@@ -1,0 +1,232 @@
+/**
+ * Anthropic Messages parity: our final vs `client.messages.stream(...).finalMessage()`
+ * of `@anthropic-ai/sdk` on the same bytes (every corpus file and fixture).
+ */
+import t, { type Test } from 'tap';
+import type { Message, MessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlock, FinalResult } from '../../lib/accumulate/types.js';
+import type { Json, StopReason, Usage } from '../../lib/events.js';
+import { hasCorpus } from '../helpers/corpus.js';
+import { anthropicFinal, NO_USAGE, ourFinals, parityInputs, parsedArguments, type AnthropicOutcome } from '../helpers/sdk.js';
+
+const inputs = parityInputs(['anthropic-messages'], ['anthropic-messages', 'quickstart']);
+
+// ---- the SDK's Message, mapped to our semantics ----
+
+type Block = { type: string; [key: string]: unknown };
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** Tool blocks whose input streams as input_json_delta: client tools, server tools, MCP tools. */
+const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
+
+/**
+ * The partial_json fragments the SDK parsed, per block index. The SDK builds
+ * `input` from them only for tool_use and server_tool_use (`tracksToolInput`):
+ * an mcp_tool_use block keeps the `input` of its content_block_start (`{}`),
+ * so for those the expected arguments come from the fragments themselves.
+ */
+function streamedInputs(events: MessageStreamEvent[]): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const e of events) {
+    if (e.type === 'content_block_delta' && e.delta.type === 'input_json_delta') out.set(e.index, (out.get(e.index) ?? '') + e.delta.partial_json);
+  }
+  return out;
+}
+
+/**
+ * Our content blocks for the SDK's content: text → text; thinking →
+ * reasoning with its signature; redacted_thinking → a text-less reasoning block
+ * whose signature is the redacted data; tool_use / server_tool_use /
+ * mcp_tool_use → tool_call; server tool results, compaction, fallback… carry
+ * no content of ours (they stay `raw` events). Empty text carries nothing.
+ */
+function contentOf(m: Message, events: MessageStreamEvent[]): ContentBlock[] {
+  return assemble(m, events).content;
+}
+
+/**
+ * Tool input cut off before its JSON was complete (max_tokens mid-input, a
+ * stream cut short): the SDK partial-parses the fragments into whatever object
+ * they begin (`{"q": "str` → `{}`), while we keep the raw text as the
+ * arguments and report `invalid_tool_arguments` (FinalToolCall: "the raw text
+ * when it was not valid JSON (see errors)") — a repaired object would look
+ * like a real call. So for those calls the expected arguments are the streamed
+ * text, and `cut` lists their ids.
+ */
+function assemble(m: Message, events: MessageStreamEvent[]): { content: ContentBlock[]; cut: string[] } {
+  const inputs = streamedInputs(events);
+  const out: ContentBlock[] = [];
+  const cut: string[] = [];
+  (m.content as unknown as Block[]).forEach((b, i) => {
+    if (b.type === 'text') {
+      if (str(b['text']) !== '') out.push({ type: 'text', text: str(b['text']) });
+    } else if (b.type === 'thinking') {
+      const block: ContentBlock = { type: 'reasoning', text: str(b['thinking']) };
+      if (str(b['signature']) !== '') block.signature = str(b['signature']);
+      if (block.text !== '' || block.signature !== undefined) out.push(block);
+    } else if (b.type === 'redacted_thinking') {
+      out.push({ type: 'reasoning', text: '', signature: str(b['data']) });
+    } else if (TOOL_BLOCKS.has(b.type)) {
+      const streamed = inputs.get(i);
+      let args = (b['input'] ?? {}) as Json;
+      // Only empty fragments (`partial_json: ""`) are no arguments at all: `{}` on both sides.
+      if (streamed !== undefined && streamed !== '' && !isJson(streamed)) {
+        args = streamed;
+        cut.push(str(b['id']));
+      } else if (b.type === 'mcp_tool_use' && streamed !== undefined) args = parsedArguments(streamed);
+      out.push({ type: 'tool_call', id: str(b['id']), name: str(b['name']), arguments: args });
+    }
+  });
+  return { content: out, cut };
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Our inputTokens count every prompt token: input + cache reads + cache writes
+ * (Anthropic reports them apart); cachedInputTokens are the cache reads.
+ */
+function usageOf(m: Message): Usage {
+  const u = m.usage as Message['usage'] | undefined;
+  if (u === undefined) return NO_USAGE;
+  const input = (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+  const details = u.output_tokens_details as { thinking_tokens?: number; reasoning_tokens?: number } | null | undefined;
+  return {
+    inputTokens: input,
+    outputTokens: u.output_tokens,
+    totalTokens: input + u.output_tokens,
+    reasoningTokens: details?.reasoning_tokens ?? details?.thinking_tokens ?? null,
+    cachedInputTokens: u.cache_read_input_tokens ?? null,
+  };
+}
+
+function stopReasonOf(reason: string | null): StopReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'end';
+    case 'max_tokens':
+      return 'max_tokens';
+    case 'tool_use':
+      return 'tool_use';
+    case 'refusal':
+      return 'refusal';
+    default:
+      return 'other'; // pause_turn, model_context_window_exceeded, none…
+  }
+}
+
+function compare(tt: Test, ours: FinalResult, m: Message, events: MessageStreamEvent[]): void {
+  const { content, cut } = assemble(m, events);
+  tt.strictSame(
+    ours.errors.map((e) => e.code),
+    cut.map(() => 'invalid_tool_arguments'),
+    cut.length === 0 ? 'no errors' : 'cut tool input is reported',
+  );
+  for (const id of cut) tt.ok(ours.errors.some((e) => e.message.includes(id)), `the error names ${id}`);
+  tt.equal(ours.id, m.id, 'id');
+  tt.equal(ours.model, m.model, 'model');
+  tt.strictSame(ours.content, content, 'content blocks');
+  // Text blocks are concatenated as they are (finalText() would join them with ' ').
+  tt.equal(ours.text, content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(''), 'text');
+  tt.equal(ours.refusal, null, 'no refusal channel');
+  tt.equal(ours.reasoning, content.flatMap((b) => (b.type === 'reasoning' ? [b.text] : [])).join(''), 'reasoning');
+  tt.strictSame(ours.toolCalls, content.flatMap((b) => (b.type === 'tool_call' ? [{ id: b.id, name: b.name, arguments: b.arguments }] : [])), 'tool calls');
+  tt.strictSame(ours.usage, usageOf(m), 'usage');
+  tt.equal(ours.stopReason, stopReasonOf(m.stop_reason), 'stop reason');
+  tt.equal(ours.providerReason, m.stop_reason, 'provider reason');
+}
+
+// ---- where the SDK throws, and why ----
+
+const SDK_FAILS: Record<string, RegExp> = {
+  'anthropic-messages/mirascope--http404-error.body': /^404\b.*not_found_error/,
+  // `event: error` (overloaded_error) mid-stream: the SDK throws an APIError.
+  'fixtures/anthropic-messages/overloaded-error.sse': /overloaded/i,
+  // No message_stop: finalMessage() only resolves with a message that was stopped.
+  'fixtures/anthropic-messages/missing-message-stop.sse': /stream ended without producing a Message with role=assistant/,
+};
+
+/**
+ * Our bug: an `error` event after message_start loses the usage message_start reported.
+ * anthropic-messages.ts onError emits error + done(error) without flushUsage(), while
+ * onIncomplete (stream cut off) and finish() both flush it first; the SDK's snapshot has
+ * input 25 / output 1 here, our final has all-null usage.
+ */
+const USAGE_LOST_ON_ERROR: Record<string, string> = {
+  'fixtures/anthropic-messages/overloaded-error.sse':
+    'anthropic-messages dialect: onError must flush the message_start usage before error/done (as onIncomplete does)',
+};
+
+t.test('every anthropic-messages input: our final matches finalMessage()', { skip: !hasCorpus && 'no corpus' }, async (t) => {
+  t.ok(inputs.length >= 36, `${inputs.length} inputs`);
+  for (const input of inputs) {
+    await t.test(input.name, async (tt) => {
+      const sdk: AnthropicOutcome = await anthropicFinal(input.bytes, input.http);
+      const { finals, thrown } = await ourFinals(input.bytes, 'anthropic-messages', input.http);
+      tt.equal(sdk.requests, 1, 'the SDK made one request');
+      tt.equal(thrown, null, 'llmstream did not throw');
+      tt.equal(finals.length, 1, 'one final');
+      const ours = finals[0]!;
+      const failure = SDK_FAILS[input.name];
+      if (sdk.error !== undefined) {
+        tt.ok(failure, `SDK failure is expected: ${sdk.error.message.slice(0, 120)}`);
+        if (failure === undefined) return;
+        tt.match(sdk.error.message, failure, 'the SDK fails as documented');
+        tt.equal(ours.stopReason, 'error', 'we end in error');
+        tt.ok(ours.errors.length > 0, `we report it: ${ours.errors.map((e) => e.code).join(', ')}`);
+        if (sdk.snapshot !== undefined) {
+          // What the SDK had assembled before it failed, we kept: same blocks, same usage so far.
+          const { content, cut } = assemble(sdk.snapshot, sdk.events);
+          tt.strictSame(ours.content, content, 'the blocks the SDK saw before failing');
+          for (const id of cut) tt.ok(ours.errors.some((e) => e.code === 'invalid_tool_arguments' && e.message.includes(id)), `cut input of ${id} reported`);
+          const todo = USAGE_LOST_ON_ERROR[input.name];
+          tt.strictSame(ours.usage, usageOf(sdk.snapshot), 'the usage the SDK saw before failing', todo === undefined ? {} : { todo });
+        }
+        return;
+      }
+      tt.notOk(failure, 'the SDK did not fail');
+      compare(tt, ours, sdk.value!, sdk.events);
+    });
+  }
+});
+
+t.test('tool input the SDK does not assemble (mcp_tool_use) or repairs (cut JSON)', { skip: !hasCorpus && 'no corpus' }, async (t) => {
+  const byName = new Map(inputs.map((i) => [i.name, i]));
+  const mcp = byName.get('anthropic-messages/pydantic-ai--mcp-tool-use.sse')!;
+  const sdk = await anthropicFinal(mcp.bytes);
+  const [ours] = (await ourFinals(mcp.bytes, 'anthropic-messages')).finals;
+  const block = (sdk.value?.content as unknown as Block[] | undefined)?.find((b) => b.type === 'mcp_tool_use');
+  t.same(block?.['input'], {}, "the SDK's mcp_tool_use keeps the empty input of content_block_start");
+  t.same(
+    ours?.toolCalls,
+    [
+      {
+        id: 'mcptoolu_01FZmJ5UspaX5BB9uU339UT1',
+        name: 'ask_question',
+        arguments: { repoName: 'pydantic/pydantic-ai', question: 'What is this repository about? What are its main features and purpose?' },
+      },
+    ],
+    'we assemble its input_json_delta fragments',
+  );
+
+  const cut = byName.get('anthropic-messages/anthropic-sdk-python--max-tokens-mid-tool-input.sse')!;
+  const sdk2 = await anthropicFinal(cut.bytes);
+  const [ours2] = (await ourFinals(cut.bytes, 'anthropic-messages')).finals;
+  const tool = (sdk2.value?.content as unknown as Block[] | undefined)?.find((b) => b.type === 'tool_use');
+  t.type(tool?.['input'], 'object', 'the SDK partial-parses the cut input into an object');
+  const streamed = streamedInputs(sdk2.events).get(1);
+  t.equal(ours2?.toolCalls[0]?.arguments, streamed, 'we keep the text as streamed');
+  t.equal(ours2?.stopReason, 'max_tokens', 'the response itself ended normally (max_tokens)');
+  t.same(ours2?.errors.map((e) => e.code), ['invalid_tool_arguments'], 'and the cut input is an error of ours');
+});

@@ -14,7 +14,7 @@ import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { createBomStripper, joinFragments, toBuffer, type Chunk } from './bytes.js';
 import { resolveFramerOptions, type FramerOptions } from './options.js';
-import { replacedInvalidUtf8 } from './utf8.js';
+import { replacedInvalidUtf8, utf8 } from './utf8.js';
 
 const enum S {
   /** array mode: before `[` */
@@ -66,7 +66,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: FramerOptio
       from = 0;
       to = bytes.length;
     }
-    const text = bytes.toString('utf8', from, to);
+    const text = utf8(bytes, from, to);
     fragmentBytes = 0;
     const frame: Frame = { event: 'message', data: text, id: '' };
     if (positions) frame.at = { frame: frameNo, offset: valueOffset };

@@ -7,7 +7,7 @@ import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { toBuffer, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
-import { replacedInvalidUtf8 } from './utf8.js';
+import { replacedInvalidUtf8, utf8 } from './utf8.js';
 import { resolveFramerOptions, type FramerOptions } from './options.js';
 
 export type NdjsonFramerOptions = FramerOptions;
@@ -17,7 +17,7 @@ export function createNdjsonFramer(options: NdjsonFramerOptions = {}): Stage<Chu
   let emit: Emit<Frame> = () => {};
   let frameNo = 0;
   const lines = createLineSplitter(maxFrameBytes, (buf, start, end, offset) => {
-    const line = buf.toString('utf8', start, end);
+    const line = utf8(buf, start, end);
     if (isBlank(line)) return;
     const frame: Frame = { event: 'message', data: line, id: '' };
     if (positions) frame.at = { frame: frameNo, offset };

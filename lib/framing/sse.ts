@@ -7,7 +7,7 @@ import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { toBuffer, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
-import { replacedInvalidUtf8 } from './utf8.js';
+import { replacedInvalidUtf8, utf8 } from './utf8.js';
 import { resolveFramerOptions, type FramerOptions } from './options.js';
 
 export interface SseFramerOptions extends FramerOptions {
@@ -86,11 +86,11 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
     const nameLen = colon - start;
     if (nameLen === 4 && isName(buf, start, 'data')) appendData(buf, v, end);
     else if (nameLen === 5 && isName(buf, start, 'event')) {
-      eventType = buf.toString('utf8', v, end);
+      eventType = utf8(buf, v, end);
       if (!badUtf8 && replacedInvalidUtf8(eventType, buf, v, end)) badUtf8 = true;
     }
     else if (nameLen === 2 && isName(buf, start, 'id')) {
-      const id = buf.toString('utf8', v, end);
+      const id = utf8(buf, v, end);
       if (!id.includes('\0')) lastEventId = id;
     } else if (nameLen === 5 && isName(buf, start, 'retry')) {
       if (v < end && allDigits(buf, v, end)) retry = Number(buf.toString('latin1', v, end));
@@ -101,7 +101,7 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
   function appendData(buf: Buffer, start: number, end: number): void {
     dataBytes += end - start;
     if (dataBytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, blockOffset, frameNo);
-    const value = buf.toString('utf8', start, end);
+    const value = utf8(buf, start, end);
     if (!badUtf8 && replacedInvalidUtf8(value, buf, start, end)) badUtf8 = true;
     if (!hasData) {
       data = value;

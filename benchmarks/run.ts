@@ -12,6 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -86,6 +87,7 @@ async function main(argv: string[]): Promise<void> {
   const outSvg = resolve(arg(argv, '--svg') ?? (quick ? join(defaultFixtureDir, 'results.quick.svg') : join(here, 'results.svg')));
   const command = `npm run ${quick ? 'bench:quick' : 'bench'}${argv.filter((a) => a !== '--quick').length > 0 ? ' -- ' + argv.filter((a) => a !== '--quick').join(' ') : ''}`;
   const t0 = performance.now();
+  const load0 = loadavg()[0]!;
 
   // 1. fixtures
   const fixtures: { main: FixtureFile; slow: FixtureFile | null }[] = [];
@@ -137,6 +139,8 @@ async function main(argv: string[]): Promise<void> {
   md.push(`| command | \`${command}\` (total ${wall.toFixed(0)} s) |`);
   md.push(`| chunk sizes | ${chunks.map(chunkName).join(', ')} (each run: a mocked \`fetch\` returns a \`Response\` whose body ReadableStream enqueues the fixture in chunks of this size) |`);
   md.push(`| fixture size | ${formatSize(size)} per fixture, seed ${seed}${slowSize !== size ? `; slow peers (Vercel AI SDK, @google/genai) on a ${formatSize(slowSize)} fixture of the same generator` : '; every method reads the same bytes'} |`);
+  const loads = outputs.flatMap((o) => o.loadAvg ?? []);
+  md.push(`| load | 1-min load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, ${loads.length > 0 ? `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} across workers` : ''} on ${info.cores} cores${Math.max(load0, ...loads) > info.cores * 0.75 ? ' — **other processes were running: timings are noisy**' : ''} |`);
   md.push(`| runs | median of ${runs} timed runs after ${warmup} warm-up run(s); methods alternate round-robin in one process per fixture |`);
   md.push(`| peers | ${peerVersions().join(', ')} |`);
   md.push('');
@@ -191,7 +195,7 @@ async function main(argv: string[]): Promise<void> {
   md.push('Peak RSS Δ: median over runs of the highest RSS sampled (every 64 KiB of input) above the RSS at the start of the run, after a forced GC. The whole fixture is held in memory by the worker and is not counted.');
   md.push('');
   for (const o of outputs) {
-    md.push(`<details><summary>${o.stats.dialect} ${o.stats.shape} — worker ${o.wallSeconds.toFixed(0)} s, max RSS ${o.maxRssMiB.toFixed(0)} MiB</summary>`);
+    md.push(`<details><summary>${o.stats.dialect} ${o.stats.shape} — worker ${o.wallSeconds.toFixed(0)} s, max RSS ${o.maxRssMiB.toFixed(0)} MiB, load ${(o.loadAvg ?? [NaN, NaN]).map((x) => x.toFixed(1)).join(' → ')}</summary>`);
     md.push('');
     md.push(detailTable(o));
     md.push('');

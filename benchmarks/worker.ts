@@ -10,6 +10,7 @@
  * every 64 KiB of input, and the peak over the pre-run RSS is recorded.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fixtureExtension, type FixtureStats } from './generate.js';
 import { CheckError, methodsFor, type Method, type MockFetch } from './methods.js';
@@ -48,6 +49,8 @@ export interface WorkerOutput {
   maxRssMiB: number;
   baselineRssMiB: number;
   wallSeconds: number;
+  /** 1-minute load average at the worker's start and end (other processes on the machine skew timings). */
+  loadAvg: [number, number];
 }
 
 interface Fixture {
@@ -121,6 +124,7 @@ const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 async function main(argv: string[]): Promise<void> {
   const t0 = performance.now();
+  const load0 = loadavg()[0]!;
   const fixturePath = arg(argv, '--fixture');
   const out = arg(argv, '--out');
   if (fixturePath === undefined || out === undefined) throw new Error('usage: worker.ts --fixture F --out results.json [--slow-fixture G] [--runs 5] [--warmup 1] [--chunks 65536,1536] [--methods a,b]');
@@ -215,6 +219,7 @@ async function main(argv: string[]): Promise<void> {
     maxRssMiB: process.resourceUsage().maxRSS / 1024,
     baselineRssMiB: baselineRss / 2 ** 20,
     wallSeconds: (performance.now() - t0) / 1000,
+    loadAvg: [load0, loadavg()[0]!],
   };
   writeFileSync(out, JSON.stringify(output, null, 2));
 }

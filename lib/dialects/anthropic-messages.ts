@@ -262,6 +262,7 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
     const error = obj(payload['error']);
     const code = str(error?.['type']) ?? str(error?.['code']) ?? 'provider_error';
     const message = str(error?.['message']) ?? code;
+    flushUsage(); // the prompt was billed even though the message failed
     emit(errorEvent(code, message, true, payload));
     emit(doneEvent('error', null));
   }

@@ -30,7 +30,7 @@ export interface ResponsesDialectOptions {
 }
 
 /** Output items that go through the tool_call start/delta/done path. */
-type CallKind = 'function' | 'custom' | 'mcp';
+type CallKind = 'function' | 'custom' | 'mcp' | 'item';
 
 interface Call {
   /** output_index of the item. */
@@ -52,6 +52,13 @@ function callKind(itemType: string | undefined): CallKind | undefined {
       return 'custom';
     case 'mcp_call':
       return 'mcp';
+    // Built-in tools the CLIENT executes (it answers with `<type>_output`): whole calls whose
+    // arguments are the item's `operation` / `action` object, complete at output_item.done.
+    case 'apply_patch_call':
+    case 'shell_call':
+    case 'local_shell_call':
+    case 'computer_call':
+      return 'item';
     default:
       return undefined;
   }
@@ -59,7 +66,17 @@ function callKind(itemType: string | undefined): CallKind | undefined {
 
 /** Where a call item keeps its arguments text: custom tools take free-form `input`. */
 function argumentsOf(item: JsonObject | undefined, kind: CallKind): string | undefined {
+  if (kind === 'item') {
+    const value = item?.['operation'] ?? item?.['action'];
+    return value === undefined ? undefined : JSON.stringify(value);
+  }
   return str(item?.[kind === 'custom' ? 'input' : 'arguments']);
+}
+
+/** The tool name of a call item: built-in client tools are named after their item type. */
+function nameOf(item: JsonObject, kind: CallKind): string {
+  if (kind === 'item') return (str(item['type']) ?? '').replace(/_call$/, '');
+  return str(item['name']) ?? '';
 }
 
 function joined(parts: string[]): string {
@@ -77,6 +94,8 @@ function readError(p: JsonObject): { code: string; message: string } {
 
 export function createResponsesDialect(options: ResponsesDialectOptions): DialectDefinition {
   const hostedCustom = options.hostedCustomToolCalls;
+  /** Calls the caller must answer (so a completed response ends in tool_use). */
+  const isClientKind = (kind: CallKind): boolean => kind === 'function' || kind === 'item' || (kind === 'custom' && !hostedCustom);
 
   function createResponse(ctx: DialectContext): ResponseHandler {
     let started = false;
@@ -176,7 +195,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
       const call: Call = { index, id, name, kind, parts: [], done: false };
       if (itemId !== undefined) callsById.set(itemId, call);
       callsByIndex.set(index, call);
-      if (kind === 'function' || (kind === 'custom' && !hostedCustom)) clientCall = true;
+      if (isClientKind(kind)) clientCall = true;
       out({ type: 'tool_call_start', index, id, name });
       return call;
     }
@@ -184,7 +203,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
     function openCallFromItem(item: JsonObject, index: number, kind: CallKind): Call {
       // mcp_call items have no call_id: their item id is what identifies them.
       const callId = kind === 'mcp' ? str(item['id']) : str(item['call_id']);
-      return openCall(str(item['id']), index, kind, callId, str(item['name']) ?? '');
+      return openCall(str(item['id']), index, kind, callId, nameOf(item, kind));
     }
 
     /** A delta or done for an item whose output_item.added was not seen (a resumed stream). */
@@ -210,12 +229,13 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
       const item = obj(p['item']);
       const kind = callKind(str(item?.['type']));
       if (item === undefined || kind === undefined) {
-        raw(p); // messages, reasoning, hosted tools (web/file search, code interpreter, image generation, apply_patch, shell…)
+        raw(p); // messages, reasoning, hosted tools (web/file search, code interpreter, image generation, mcp listing…)
         return;
       }
       const call = openCallFromItem(item, num(p['output_index']) ?? 0, kind);
-      // Some endpoints deliver the whole call in the added item.
-      const initial = argumentsOf(item, kind);
+      // Some endpoints deliver the whole call in the added item (built-in tools' items are
+      // still partial here: their arguments come whole at output_item.done).
+      const initial = kind === 'item' ? undefined : argumentsOf(item, kind);
       if (initial !== undefined && initial !== '') pushDelta(call, initial);
     }
 
@@ -248,7 +268,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
         const kind = callKind(type);
         if (item !== undefined && kind !== undefined) {
           const call = findCall(str(item['id']), index) ?? openCallFromItem(item, index, kind);
-          if (call.name === '') call.name = str(item['name']) ?? '';
+          if (call.name === '') call.name = nameOf(item, kind);
           if (!call.done) finishCall(call, argumentsOf(item, kind));
         }
       }
@@ -273,7 +293,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
       if (output === undefined) return false;
       for (const entry of output) {
         const kind = callKind(str(obj(entry)?.['type']));
-        if (kind === 'function' || (kind === 'custom' && !hostedCustom)) return true;
+        if (kind !== undefined && isClientKind(kind)) return true;
       }
       return false;
     }

@@ -714,11 +714,18 @@ t.test('corpus: what each file exercises', { skip: !hasCorpus && 'no corpus' }, 
     ft.end();
   });
 
-  tt.test('vercel-ai--apply-patch: apply_patch_call is raw', (ft) => {
+  tt.test('vercel-ai--apply-patch: apply_patch_call is a client tool call (whole operation at item done)', (ft) => {
     const ev = corpusEvents('vercel-ai--apply-patch.sse');
-    ft.equal(rawPayloads(ev, 'response.apply_patch_call_operation_diff.delta').length, 32);
-    ft.equal(ofType(ev, 'tool_call_start').length, 0);
-    ft.equal(lines(ev).at(-1), 'done end completed @37');
+    ft.equal(rawPayloads(ev, 'response.apply_patch_call_operation_diff.delta').length, 32, 'the diff fragments stay raw');
+    const starts = ofType(ev, 'tool_call_start');
+    ft.match(starts, [{ id: 'call_kA46f91ZwocQyMCKyyZqRyC5', name: 'apply_patch', index: 0 }]);
+    const done = ofType(ev, 'tool_call_done')[0];
+    const op = JSON.parse(done?.type === 'tool_call_done' ? done.arguments : '{}') as { type: string; path: string; diff: string };
+    ft.equal(op.type, 'create_file');
+    ft.equal(op.path, 'shopping-checklist.md');
+    ft.match(op.diff, /^\+## Shopping Checklist\n/);
+    ft.equal(ofType(ev, 'tool_call_delta').length, 1, 'one delta holding the whole operation');
+    ft.equal(lines(ev).at(-1), 'done tool_use completed @37');
     ft.end();
   });
 

@@ -32,7 +32,6 @@ function str(v: unknown): string {
 /**
  * Items that are tool calls: function (call_id, arguments), custom (call_id, input), mcp (id, arguments),
  * and the built-in tools the CLIENT executes: apply_patch (call_id, operation) and shell (call_id, action).
- * The last two are not recognized by our dialect yet: see CLIENT_TOOL_BUG.
  */
 function toolCallOf(item: Item): { id: string; name: string; arguments: ReturnType<typeof parsedArguments> } | null {
   switch (item.type) {
@@ -144,39 +143,13 @@ function stopOf(r: OpenAIResponse): { stopReason: StopReason; providerReason: st
   }
 }
 
-/** A known bug of ours: the named comparisons are `todo` for the files listed. */
-interface KnownBug {
-  files: string[];
-  fields: string[];
-  todo: string;
-}
-
-/**
- * apply_patch (and shell) calls are executed by the client: the model emits an `apply_patch_call`
- * item with a call_id, the caller applies the patch and sends back an `apply_patch_call_output`
- * with that call_id. Our dialect treats these items as hosted tools (openai-responses.ts,
- * onItemAdded: "hosted tools (… apply_patch, shell…)"), so the final has no tool call and ends in
- * `end`, which tells a tool loop that nothing is left to do.
- */
-const CLIENT_TOOL_BUG: KnownBug = {
-  files: ['openai-responses/vercel-ai--apply-patch.sse'],
-  fields: ['content blocks', 'tool calls', 'stop reason'],
-  todo: 'openai-responses dialect: apply_patch_call / shell_call are client-executed calls (tool_call + stopReason tool_use), not hosted tools',
-};
-
-const KNOWN_BUGS: KnownBug[] = [CLIENT_TOOL_BUG];
-
 /** Our final against one SDK Response, field by field. */
 function compare(tt: Test, name: string, ours: FinalResult, r: OpenAIResponse, events: ResponseStreamEvent[]): void {
-  const opt = (field: string): { todo?: string } => {
-    const bug = KNOWN_BUGS.find((b) => b.files.includes(name) && b.fields.includes(field));
-    return bug === undefined ? {} : { todo: bug.todo };
-  };
   const streamed = streamedSignatures(events);
   const content = contentOf(r, streamed);
   tt.equal(ours.id, r.id, 'id');
   tt.equal(ours.model, r.model, 'model');
-  tt.strictSame(ours.content, content, 'content blocks', opt('content blocks'));
+  tt.strictSame(ours.content, content, 'content blocks');
   const texts = content.filter((b) => b.type === 'text').map((b) => b.text);
   const refusals = content.filter((b) => b.type === 'refusal').map((b) => b.text);
   tt.equal(ours.text, texts.join(''), 'text');
@@ -186,7 +159,6 @@ function compare(tt: Test, name: string, ours: FinalResult, r: OpenAIResponse, e
     ours.toolCalls,
     content.flatMap((b) => (b.type === 'tool_call' ? [{ id: b.id, name: b.name, arguments: b.arguments }] : [])),
     'tool calls',
-    opt('tool calls'),
   );
   tt.strictSame(
     ours.signatures.map((s) => s.signature),
@@ -195,7 +167,7 @@ function compare(tt: Test, name: string, ours: FinalResult, r: OpenAIResponse, e
   );
   tt.strictSame(ours.usage, usageOf(r), 'usage');
   const stop = stopOf(r);
-  tt.equal(ours.stopReason, stop.stopReason, 'stop reason', opt('stop reason'));
+  tt.equal(ours.stopReason, stop.stopReason, 'stop reason');
   tt.equal(ours.providerReason, stop.providerReason, 'provider reason');
 }
 

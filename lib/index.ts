@@ -76,3 +76,18 @@ export { dialectNames } from './dialects/registry.js';
 export type { DialectContext, DialectDefinition, ResponseHandler } from './dialects/types.js';
 export { createEventsStage, decodeAll, type EventsStageOptions } from './pipeline/events-stage.js';
 export * from './accumulate/index.js';
+
+// Resuming a cut stream (OpenAI Responses `sequence_number`, Gemini Interactions `event_id`)
+export {
+  createResumeFilter,
+  createResumeStage,
+  createResumeTracker,
+  cutOffStart,
+  resumeEvents,
+  type Cursor,
+  type OpenToolCall,
+  type ResumeFrom,
+  type ResumePoint,
+  type ResumeStage,
+  type ResumeTracker,
+} from './resume.js';

@@ -195,6 +195,7 @@ function main(): void {
   let lastChange = Date.now();
   let finished = false;
   let ready = false;
+  let printed = -1;
 
   const watchdog = setInterval(() => {
     const index = Atomics.load(current, 0);
@@ -219,12 +220,13 @@ function main(): void {
       return;
     }
     if (m.type === 'progress') {
+      printed = m.stats.cases;
       console.log(line(m.stats, started));
       return;
     }
     finished = true;
     clearInterval(watchdog);
-    console.log(line(m.stats, started));
+    if (m.stats.cases !== printed) console.log(line(m.stats, started));
     for (const k of m.stats.known) {
       const bug = KNOWN_BUGS.find((b) => b.id === k.id);
       console.log(`known bug ${k.id} (${bug?.todo ?? '?'}): ${k.count} case(s), first: --seed ${config.seed} --from ${k.first} --cases 1`);

@@ -524,7 +524,7 @@ export const KNOWN_BUGS: KnownBug[] = [
   },
   {
     id: 'limit-refused-call-gets-done',
-    todo: 'openai-chat.ts: a tool call whose tool_call_start tripped maxBlocks still gets a tool_call_done',
+    todo: 'openai-chat.ts, anthropic-messages.ts: a tool call whose tool_call_start tripped maxBlocks still gets its delta/done on abandon',
     matches: (problem, events) => problem.includes('has no tool_call_start') && limitErrorBefore(events, problemAt(problem, events)),
   },
 ];

@@ -201,7 +201,8 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
       }
       case 'input_json_delta': {
         const part = str(delta!['partial_json']);
-        if (block !== undefined && block.kind === 'tool' && part !== undefined && part !== '') {
+        // A fragment after its block stopped (a proxy's replay) is raw: the call's done already went out.
+        if (block !== undefined && block.kind === 'tool' && block.open && part !== undefined && part !== '') {
           block.args.push(part);
           emit({ type: 'tool_call_delta', index, id: block.id, argumentsDelta: part });
         } else raw(payload); // empty fragment (the tool still gets its done at stop) or no tool block

@@ -17,8 +17,12 @@ export interface DialectLimitOptions {
 }
 
 export interface ResponseLimits {
-  /** Checks one event about to be emitted; throws LimitExceededError past a limit. */
-  check(ev: UnifiedEvent): void;
+  /**
+   * Checks one event about to be emitted; throws LimitExceededError past a
+   * limit. Returns false for an event of a call that a limit already refused
+   * (the caller drops it: the error event stands for that call).
+   */
+  check(ev: UnifiedEvent): boolean;
   /** A response ended: forget its counts. */
   reset(): void;
 }
@@ -28,23 +32,31 @@ export function createResponseLimits(options: DialectLimitOptions = {}): Respons
   const maxCalls = limitOption('maxBlocks', options.maxBlocks, DEFAULT_MAX_BLOCKS);
   let calls = 0;
   const argBytes = new Map<string, number>();
+  const refused = new Set<string>();
   return {
     check(ev) {
       if (ev.type === 'tool_call_start') {
         if (++calls > maxCalls) {
+          refused.add(ev.id);
           throw new LimitExceededError('maxBlocks', maxCalls, 'too many tool calls in one response', at(ev));
         }
       } else if (ev.type === 'tool_call_delta') {
+        if (refused.has(ev.id)) return false;
         const n = (argBytes.get(ev.id) ?? 0) + Buffer.byteLength(ev.argumentsDelta);
         if (n > maxArgs) {
+          refused.add(ev.id);
           throw new LimitExceededError('maxToolArgumentBytes', maxArgs, `tool call ${ev.id}: arguments too large`, at(ev));
         }
         argBytes.set(ev.id, n);
+      } else if (ev.type === 'tool_call_done') {
+        if (refused.has(ev.id)) return false;
       }
+      return true;
     },
     reset() {
       calls = 0;
       argBytes.clear();
+      refused.clear();
     },
   };
 }

@@ -5,7 +5,7 @@
  * response, error bodies, and the `incomplete_stream` report when input ends
  * inside a response.
  */
-import { OptionError } from '../errors.js';
+import { LimitExceededError, OptionError } from '../errors.js';
 import type { DialectName, DialectOption, Json, Position, ProviderEvent, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { detectDialect } from './detect.js';
@@ -52,6 +52,12 @@ const MAX_UNDETECTED = 64;
 export interface Normalizer extends Stage<ProviderEvent, UnifiedEvent> {
   /** The dialect in use, once known. */
   readonly dialect: DialectName | null;
+  /**
+   * The input stopped for a reason already reported as a terminal error
+   * (source failure, fatal framing error, a limit): close an open response
+   * with done(error), without an extra incomplete_stream error.
+   */
+  abandon(emit: Emit<UnifiedEvent>): void;
 }
 
 export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
@@ -80,7 +86,9 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
         }
       } else if (ev.type === 'start') {
         if (dialect !== null) ev.dialect = dialect;
-      } else if (ev.type === 'tool_call_start' || ev.type === 'tool_call_delta') limits.check(ev);
+      } else if (ev.type === 'tool_call_start' || ev.type === 'tool_call_delta' || ev.type === 'tool_call_done') {
+        if (!limits.check(ev)) return;
+      }
       out(ev);
     },
     get at() {
@@ -177,23 +185,40 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
     ctx.emit(errorEvent('unknown_dialect', `could not tell the dialect from the first ${held.length} payloads`, false));
   }
 
+  /**
+   * Ends the input. A response still open is closed: the handler first emits
+   * what it owes, then (`report`) the incomplete_stream error, then done(error).
+   * Without `report` the caller has already reported why the input stopped.
+   */
+  function close(emit: Emit<UnifiedEvent>, report: boolean): void {
+    out = emit;
+    if (undetected.length > 0) giveUp();
+    const h = handler;
+    if (h !== null && h.started) {
+      try {
+        h.onIncomplete();
+      } catch (err) {
+        // A limit tripped while the handler flushed what it owed: the response still ends.
+        if (!(err instanceof LimitExceededError)) throw err;
+      }
+      if (handler === h) {
+        if (report) ctx.emit(errorEvent('incomplete_stream', "input ended before the response's terminal event", true));
+        ctx.emit(doneEvent('error', null));
+      }
+    }
+    handler = null;
+  }
+
   return {
     push(pe, emit) {
       out = emit;
       handle(pe);
     },
     end(emit) {
-      out = emit;
-      if (undetected.length > 0) giveUp();
-      const h = handler;
-      if (h !== null && h.started) {
-        h.onIncomplete();
-        if (handler === h) {
-          ctx.emit(errorEvent('incomplete_stream', 'input ended before the response\'s terminal event', true));
-          ctx.emit(doneEvent('error', null));
-        }
-      }
-      handler = null;
+      close(emit, true);
+    },
+    abandon(emit) {
+      close(emit, false);
     },
     get dialect() {
       return dialect;

@@ -71,7 +71,7 @@ export function createGuardedEventsStage(options: CreateStreamOptions = {}): Gua
     if (err.offset !== undefined && err.frame !== undefined) ev.at = { frame: err.frame, offset: err.offset };
     out(ev);
     try {
-      inner.abandon(check); // closes an open response: incomplete_stream + done
+      inner.abandon(check); // closes an open response with done(error)
     } catch {
       // the handler broke down mid-event (e.g. a limit tripped inside it): the error above is the answer
     }

@@ -31,8 +31,8 @@ export interface EventsStageOptions extends DialectLimitOptions {
 
 export interface EventsStage extends Stage<Chunk, UnifiedEvent> {
   /**
-   * The input broke off (source failure, fatal framing error): close open
-   * responses (incomplete_stream + done) without flushing a partly received frame.
+   * The input broke off (source failure, fatal framing error, a limit): close an
+   * open response with done(error), without flushing a partly received frame.
    */
   abandon(emit: Emit<UnifiedEvent>): void;
 }
@@ -62,7 +62,7 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
     push: fused.push,
     end: fused.end,
     abandon(emit) {
-      normalizer.end(emit);
+      normalizer.abandon(emit);
     },
   };
 }

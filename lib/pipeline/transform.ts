@@ -59,8 +59,8 @@ export class StageTransform<I, O> extends Transform {
     callback();
   }
 
-  override read(size?: number): unknown {
-    const item: unknown = super.read(size);
+  override read(size?: number): ReturnType<Transform['read']> {
+    const item: ReturnType<Transform['read']> = super.read(size);
     if (this.pendingError !== null && this.readableLength === 0) this.destroySoon();
     return item;
   }

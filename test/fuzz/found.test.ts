@@ -1,20 +1,12 @@
 /**
- * Library bugs the fuzzer found, each reduced to a minimal input. The
- * assertions state the correct behaviour; while a bug stands they are marked
- * todo (the fuzz run tallies its instances under the same ids, see
- * KNOWN_BUGS in test/helpers/fuzz.ts).
+ * Library bugs the fuzzer found, each reduced to a minimal input and kept as a
+ * regression test now that it is fixed.
  */
 import t from 'tap';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 import type { UnifiedEvent } from '../../lib/events.js';
 import type { CreateStreamOptions } from '../../lib/pipeline/create-stream.js';
-import { checkEvents, KNOWN_BUGS, runOutput } from '../helpers/fuzz.js';
-
-function todoOf(id: string): string {
-  const bug = KNOWN_BUGS.find((b) => b.id === id);
-  if (bug === undefined) throw new Error(`no known bug ${id}`);
-  return bug.todo;
-}
+import { checkEvents, runOutput } from '../helpers/fuzz.js';
 
 function events(input: string, options: CreateStreamOptions = {}): UnifiedEvent[] {
   const r = runOutput<UnifiedEvent>([Buffer.from(input, 'utf8')], { ...options, output: 'events' });
@@ -40,14 +32,13 @@ t.test('messages-delta-after-block-stop: a fragment after content_block_stop', a
     sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"late":1}' } }) +
     sse('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 5 } }) +
     sse('message_stop', {});
-  const todo = todoOf('messages-delta-after-block-stop');
   const evs = events(input);
   tt.equal(evs.filter((e) => e.type === 'tool_call_done').length, 1, 'the call is done once');
-  // Should be: the late fragment stays raw (as OpenAI Chat/Responses/Realtime do for fragments after a call closed).
-  tt.equal(checkEvents(evs), null, 'no tool_call_delta after the tool_call_done', { todo });
+  // The late fragment stays raw (as OpenAI Chat/Responses/Realtime do for fragments after a call closed).
+  tt.equal(checkEvents(evs), null, 'no tool_call_delta after the tool_call_done');
   const [final] = finals(input);
-  // Today the final holds a second, nameless call with arguments {"late":1}.
-  tt.same(final?.toolCalls, [{ id: 'toolu_1', name: 'f', arguments: {} }], 'one tool call, arguments {}', { todo });
+  // (The bug gave the final a second, nameless call with arguments {"late":1}.)
+  tt.same(final?.toolCalls, [{ id: 'toolu_1', name: 'f', arguments: {} }], 'one tool call, arguments {}');
 });
 
 t.test('limit-abandon-loses-done: a limit that trips again while the response is abandoned', async (tt) => {
@@ -65,10 +56,8 @@ t.test('limit-abandon-loses-done: a limit that trips again while the response is
     'the limit is reported',
   );
   const last = evs[evs.length - 1];
-  // Should be: the open response still closes with done(error), as fatal() promises ("closes an open response").
-  tt.same(last === undefined ? null : { type: last.type, stopReason: last.type === 'done' ? last.stopReason : null }, { type: 'done', stopReason: 'error' }, 'the response ends with done(error)', {
-    todo: todoOf('limit-abandon-loses-done'),
-  });
+  // The open response still closes with done(error).
+  tt.same(last === undefined ? null : { type: last.type, stopReason: last.type === 'done' ? last.stopReason : null }, { type: 'done', stopReason: 'error' }, 'the response ends with done(error)');
 });
 
 t.test('limit-refused-call-gets-done: maxBlocks refuses a tool call that still gets its done', async (tt) => {
@@ -83,11 +72,10 @@ t.test('limit-refused-call-gets-done: maxBlocks refuses a tool call that still g
     'the second call trips maxBlocks',
   );
   tt.notOk(evs.some((e) => e.type === 'tool_call_start' && e.id === 'call_b'), 'the refused call has no tool_call_start');
-  // Should be: no tool_call_done for call_b either (it is emitted, with arguments "", when the response is abandoned).
+  // No tool_call_done for call_b either (the bug emitted one, with arguments "", when the response was abandoned).
   tt.notOk(
     evs.some((e) => e.type === 'tool_call_done' && e.id === 'call_b'),
     'the refused call gets no tool_call_done',
-    { todo: todoOf('limit-refused-call-gets-done') },
   );
   const last = evs[evs.length - 1];
   tt.equal(last?.type, 'done', 'the response still ends with done');
@@ -105,11 +93,10 @@ t.test('limit-refused-call-gets-done: the same in Anthropic Messages (input whol
     'the second call trips maxBlocks',
   );
   tt.notOk(evs.some((e) => e.type === 'tool_call_start' && e.id === 'toolu_2'), 'the refused call has no tool_call_start');
-  // Should be: nothing more for toolu_2 (today its whole input comes as tool_call_delta + tool_call_done on abandon).
+  // Nothing more for toolu_2 (the bug sent its whole input as tool_call_delta + tool_call_done on abandon).
   tt.notOk(
     evs.some((e) => (e.type === 'tool_call_delta' || e.type === 'tool_call_done') && e.id === 'toolu_2'),
     'the refused call gets no delta or done',
-    { todo: todoOf('limit-refused-call-gets-done') },
   );
   tt.equal(evs[evs.length - 1]?.type, 'done', 'the response still ends with done');
 });

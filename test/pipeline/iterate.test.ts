@@ -71,12 +71,12 @@ t.test('a source that fails mid-response: complete events, the partial final, th
   const complete: UnifiedEvent[] = [];
   const closing: UnifiedEvent[] = [];
   stage.push(half, (e) => complete.push(e));
-  stage.end((e) => closing.push(e));
-  t.match(closing.at(-2), { type: 'error', code: 'incomplete_stream' });
+  stage.abandon((e) => closing.push(e));
+  t.match(closing.at(-1), { type: 'done', stopReason: 'error' });
   const sourceError = got[complete.length];
   t.same(got.slice(0, complete.length), complete, 'every complete event came first, nothing from the cut frame');
   t.match(sourceError, { type: 'error', code: 'source_error', terminal: true });
-  t.same(got.slice(complete.length + 1), closing, 'then the open response is closed as incomplete');
+  t.same(got.slice(complete.length + 1), closing, 'then the open response is closed: what the handler owed, done(error)');
 
   const partial: FinalResult[] = [];
   const err2 = await (async () => {
@@ -87,7 +87,7 @@ t.test('a source that fails mid-response: complete events, the partial final, th
   t.match(partial[0], { stopReason: 'error', reasoning: /The user wants the weather/ });
   t.same(
     partial[0]?.errors.map((e) => e.code),
-    ['source_error', 'incomplete_stream'],
+    ['source_error'],
   );
 });
 

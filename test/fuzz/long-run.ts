@@ -17,7 +17,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { describeCase, KNOWN_BUGS, makeCase, runBatch, seedInputs, type BatchStats, type FuzzCase } from '../test/helpers/fuzz.js';
+import { describeCase, KNOWN_BUGS, makeCase, runBatch, seedInputs, type BatchStats, type FuzzCase } from '../helpers/fuzz.js';
 
 interface RunConfig {
   seed: number;
@@ -133,7 +133,7 @@ function parseArgs(argv: string[]): RunConfig {
         config.stopOnKnown = true;
         break;
       default:
-        throw new Error(`unknown option ${arg} (see the header of scripts/fuzz.ts)`);
+        throw new Error(`unknown option ${arg} (see the header of test/fuzz/long-run.ts)`);
     }
   }
   return config;

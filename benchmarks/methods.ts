@@ -64,38 +64,61 @@ async function bodyOf(ctx: MethodContext): Promise<AsyncIterable<Uint8Array>> {
 // ---------------------------------------------------------------------------
 // Floors
 
-/** TextDecoder + indexOf framing + JSON.parse: the least any SSE reader must do. */
+/**
+ * TextDecoder + indexOf framing + JSON.parse: the least any SSE reader must do.
+ * Linear however the events are cut: an unfinished event is kept as pieces
+ * (joined once), and only the new text is searched for the separator.
+ */
 async function floorSse(ctx: MethodContext): Promise<MethodResult> {
   const sep = ctx.dialect === 'gemini-sse' ? '\r\n\r\n' : '\n\n';
   const dec = new TextDecoder();
-  let buf = '';
+  const parts: string[] = [];
+  let tail = ''; // the last sep.length - 1 characters of the unfinished event
   let frames = 0;
-  function scan(): void {
+  function onEvent(ev: string): void {
+    const d = ev.indexOf('data:');
+    if (d === -1) return;
+    let s = d + 5;
+    if (ev.charCodeAt(s) === 32) s++;
+    let e = ev.indexOf('\n', s);
+    if (e === -1) e = ev.length;
+    if (ev.charCodeAt(e - 1) === 13) e--;
+    const data = ev.slice(s, e);
+    frames++;
+    if (data !== '[DONE]') JSON.parse(data);
+  }
+  function onText(text: string): void {
     let start = 0;
-    for (;;) {
-      const end = buf.indexOf(sep, start);
-      if (end === -1) break;
-      const d = buf.indexOf('data:', start);
-      if (d !== -1 && d < end) {
-        let s = d + 5;
-        if (buf.charCodeAt(s) === 32) s++;
-        let e = buf.indexOf('\n', s);
-        if (e === -1 || e > end) e = end;
-        if (buf.charCodeAt(e - 1) === 13) e--;
-        const data = buf.slice(s, e);
-        frames++;
-        if (data !== '[DONE]') JSON.parse(data);
+    if (parts.length > 0) {
+      // a separator that straddles the previous text and this one
+      const joint = tail + text.slice(0, sep.length - 1);
+      const j = joint.indexOf(sep);
+      if (j !== -1) {
+        const pending = parts.join('');
+        parts.length = 0;
+        onEvent(pending.slice(0, pending.length - tail.length + j));
+        start = j - tail.length + sep.length;
       }
+    }
+    for (;;) {
+      const end = text.indexOf(sep, start);
+      if (end === -1) break;
+      if (parts.length > 0) {
+        parts.push(text.slice(start, end));
+        onEvent(parts.join(''));
+        parts.length = 0;
+      } else onEvent(text.slice(start, end));
       start = end + sep.length;
     }
-    if (start > 0) buf = buf.slice(start);
+    if (start < text.length) {
+      const rest = start === 0 ? text : text.slice(start);
+      tail = rest.length >= sep.length - 1 ? rest.slice(rest.length - (sep.length - 1)) : (tail + rest).slice(-(sep.length - 1));
+      parts.push(rest);
+    }
   }
-  for await (const chunk of await bodyOf(ctx)) {
-    buf += dec.decode(chunk, { stream: true });
-    scan();
-  }
-  buf += dec.decode();
-  scan();
+  for await (const chunk of await bodyOf(ctx)) onText(dec.decode(chunk, { stream: true }));
+  onText(dec.decode());
+  if (parts.length > 0) onEvent(parts.join(''));
   expectEqual('frames', frames, ctx.stats.frames);
   return { items: frames };
 }
@@ -474,13 +497,13 @@ export const METHODS: Method[] = [
   { id: 'eventsource-parser', label: 'eventsource-parser + JSON.parse', group: 'framing', applies: isSse, run: eventsourceParser },
   { id: 'stream-json', label: 'stream-json parser + StreamArray', group: 'framing', applies: (d) => d === 'gemini-json-array', run: streamJson },
   { id: 'llmstream-framer', label: 'llmstream framer stage + JSON.parse', group: 'framing', applies: () => true, run: llmstreamFramer },
-  { id: 'openai-chat-raw', label: 'openai SDK: iterate chunks', group: 'sdk-raw', applies: (d) => OPENAI_CHAT_LIKE.includes(d), run: openaiChatRaw },
+  { id: 'openai-chat-raw', label: 'openai SDK: iterate chunks', group: 'sdk-raw', applies: (d, s) => OPENAI_CHAT_LIKE.includes(d) && single(s), run: openaiChatRaw },
   { id: 'openai-chat-final', label: 'openai SDK: finalChatCompletion()', group: 'sdk-final', applies: (d, s) => OPENAI_CHAT_LIKE.includes(d) && single(s), run: openaiChatFinal },
-  { id: 'openai-responses-raw', label: 'openai SDK: iterate Responses events', group: 'sdk-raw', applies: (d) => d === 'openai-responses', run: openaiResponsesRaw },
+  { id: 'openai-responses-raw', label: 'openai SDK: iterate Responses events', group: 'sdk-raw', applies: (d, s) => d === 'openai-responses' && single(s), run: openaiResponsesRaw },
   { id: 'openai-responses-final', label: 'openai SDK: finalResponse()', group: 'sdk-final', applies: (d, s) => d === 'openai-responses' && single(s), run: openaiResponsesFinal },
-  { id: 'anthropic-raw', label: '@anthropic-ai/sdk: iterate events', group: 'sdk-raw', applies: (d) => d === 'anthropic-messages', run: anthropicRaw },
+  { id: 'anthropic-raw', label: '@anthropic-ai/sdk: iterate events', group: 'sdk-raw', applies: (d, s) => d === 'anthropic-messages' && single(s), run: anthropicRaw },
   { id: 'anthropic-final', label: '@anthropic-ai/sdk: finalMessage()', group: 'sdk-final', applies: (d, s) => d === 'anthropic-messages' && single(s), run: anthropicFinal },
-  { id: 'genai-raw', label: '@google/genai: generateContentStream', group: 'sdk-raw', applies: (d) => d === 'gemini-sse', slow: true, run: genaiRaw },
+  { id: 'genai-raw', label: '@google/genai: generateContentStream', group: 'sdk-raw', applies: (d, s) => d === 'gemini-sse' && single(s), slow: true, run: genaiRaw },
   { id: 'vercel', label: 'Vercel AI SDK: streamText fullStream', group: 'vercel', applies: (d, s) => ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini-sse'].includes(d) && single(s), slow: true, run: vercel },
   { id: 'llmstream-events', label: "llmstream createStream({output:'events'})", group: 'llmstream', applies: () => true, run: llmstreamEvents },
   { id: 'llmstream-final', label: "llmstream createStream({output:'final'})", group: 'llmstream', applies: () => true, run: llmstreamFinal },

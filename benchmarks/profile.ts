@@ -53,6 +53,21 @@ export function analyze(profile: CpuProfile, top = 25): string {
     perFile.set(fileKey, (perFile.get(fileKey) ?? 0) + us);
     total += us;
   }
+  // inclusive time per function (each sample counted once per distinct function on its stack)
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const inclusive = new Map<string, number>();
+  for (const [id, us] of dt) {
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const f = byId.get(cur)!.callFrame;
+      if (f.url === '' || f.url.startsWith('node:')) continue;
+      const key = `${f.functionName === '' ? '(anonymous)' : f.functionName}  ${f.url.replace(/^file:\/\/.*?\/(lib|benchmarks|node_modules)\//, '$1/').replace(/\?.*$/, '')}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + us);
+    }
+  }
   const lines: string[] = [];
   lines.push(`total sampled: ${(total / 1000).toFixed(0)} ms`);
   lines.push('');
@@ -61,6 +76,13 @@ export function analyze(profile: CpuProfile, top = 25): string {
   for (const [k, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     const [fn, where] = k.split('  ');
     lines.push(`| ${((us / total) * 100).toFixed(1)} | ${(us / 1000).toFixed(0)} | \`${fn}\` | ${where} |`);
+  }
+  lines.push('');
+  lines.push('| total % | function (inclusive of callees; lib/ only) | where |');
+  lines.push('|---:|---|---|');
+  for (const [k, us] of [...inclusive].filter(([k]) => k.includes('lib/')).sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    const [fn, where] = k.split('  ');
+    lines.push(`| ${((us / total) * 100).toFixed(1)} | \`${fn}\` | ${where} |`);
   }
   lines.push('');
   lines.push('| self % | file |');

@@ -96,13 +96,13 @@ export function summaryTable(outputs: WorkerOutput[], shape: 'single' | 'log', c
 /** Every record of one fixture: MB/s, events/s, ratio to the floor, peak RSS. */
 export function detailTable(out: WorkerOutput): string {
   const lines: string[] = [];
-  lines.push('| chunk | method | MB/s | wire events/s | × floor | median ms | runs ms | peak RSS Δ MiB | bytes read |');
-  lines.push('|---:|---|---:|---:|---:|---:|---|---:|---:|');
+  lines.push('| chunk | method | MB/s | wire events/s | × floor | median ms | runs ms | CPU ms (median) | peak RSS Δ MiB | bytes read |');
+  lines.push('|---:|---|---:|---:|---:|---:|---|---:|---:|---:|');
   for (const r of out.records) {
     const floor = floorOf(out, r.chunkSize);
     const ok = r.error === null;
     lines.push(
-      `| ${r.chunkSize === 65536 ? '64 KiB' : r.chunkSize === 1536 ? '1.5 KiB' : `${r.chunkSize} B`} | ${r.label} | ${ok ? fmt(r.mbps) : r.error} | ${ok ? Math.round(r.framesPerSec).toLocaleString('en-US') : ''} | ${ok && floor !== undefined ? fmt(r.mbps / floor.mbps, 2) : ''} | ${ok ? fmt(r.medianMs) : ''} | ${r.runs.map((x) => x.toFixed(0)).join(', ')} | ${ok ? fmt(r.peakRssDeltaMiB, 0) : ''} | ${(r.bytes / 2 ** 20).toFixed(1)} MiB |`,
+      `| ${r.chunkSize === 65536 ? '64 KiB' : r.chunkSize === 1536 ? '1.5 KiB' : `${r.chunkSize} B`} | ${r.label} | ${ok ? fmt(r.mbps) : r.error} | ${ok ? Math.round(r.framesPerSec).toLocaleString('en-US') : ''} | ${ok && floor !== undefined ? fmt(r.mbps / floor.mbps, 2) : ''} | ${ok ? fmt(r.medianMs) : ''} | ${r.runs.map((x) => x.toFixed(0)).join(', ')} | ${ok ? fmt(r.medianCpuMs, 0) : ''} | ${ok ? fmt(r.peakRssDeltaMiB, 0) : ''} | ${(r.bytes / 2 ** 20).toFixed(1)} MiB |`,
     );
   }
   return lines.join('\n');
@@ -193,7 +193,7 @@ export function svgChart(outputs: WorkerOutput[], chunkSize: number, title: stri
   const plotH = 340;
   const width = Math.max(760, left + cols.length * groupW + 30);
   const legendRows = Math.ceil(rows.length / 3);
-  const height = top + plotH + 70 + legendRows * 18 + 20;
+  const height = top + plotH + 40 + legendRows * 18 + 6;
   const lo = 1;
   const hi = 1000;
   const y = (v: number): number => top + plotH - ((Math.log10(Math.min(Math.max(v, lo), hi)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * plotH;

@@ -29,6 +29,8 @@ export interface RunRecord {
   medianMs: number;
   /** MiB/s on the median run. */
   mbps: number;
+  /** Median process CPU time (user + system, all threads: GC helpers included) per run, ms: less sensitive to other processes than wall time. */
+  medianCpuMs: number;
   /** Wire events (SSE events / array elements) per second on the median run. */
   framesPerSec: number;
   /** Items the method produced per run. */
@@ -158,6 +160,7 @@ async function main(argv: string[]): Promise<void> {
         fx: f,
         fetch: mockFetch(f, chunkSize, sampler),
         times: [] as number[],
+        cpu: [] as number[],
         peaks: [] as number[],
         items: 0,
         error: null as string | null,
@@ -168,14 +171,17 @@ async function main(argv: string[]): Promise<void> {
         if (s.error !== null) continue;
         gc();
         const before = sampler.reset();
+        const cpu0 = process.cpuUsage();
         const start = performance.now();
         try {
           const r = await s.m.run({ dialect: s.fx.stats.dialect, stats: s.fx.stats, fetch: s.fetch });
           const ms = performance.now() - start;
+          const cpu = process.cpuUsage(cpu0);
           const peak = sampler.finish();
           s.items = r.items;
           if (round >= warmup) {
             s.times.push(ms);
+            s.cpu.push((cpu.user + cpu.system) / 1000);
             s.peaks.push((peak - before) / 2 ** 20);
           }
         } catch (err) {
@@ -197,6 +203,7 @@ async function main(argv: string[]): Promise<void> {
         runs: s.times.map((x) => Math.round(x * 100) / 100),
         medianMs: med,
         mbps: s.fx.stats.bytes / 2 ** 20 / (med / 1000),
+        medianCpuMs: s.cpu.length > 0 ? median(s.cpu) : NaN,
         framesPerSec: s.fx.stats.frames / (med / 1000),
         items: s.items,
         peakRssDeltaMiB: s.peaks.length > 0 ? median(s.peaks) : NaN,

@@ -9,6 +9,8 @@
 import type { Json, JsonObject, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
 import { doneEvent, errorEvent, num, obj, str, usageEvent } from './helpers.js';
 import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
+import { F_INDEX, F_VALUE, INPUT_JSON, TEXT, THINKING, learnMessagesTemplate } from './fast/anthropic-messages.js';
+import type { TemplateMatch } from './fast/template.js';
 
 type BlockKind = 'text' | 'thinking' | 'tool' | 'other';
 
@@ -213,6 +215,33 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
     }
   }
 
+  /** onBlockDelta for a text, thinking or input_json delta recognised from the frame text; false when the parse path must decide (raw). */
+  function onTemplate(m: TemplateMatch): boolean {
+    const value = m.str(F_VALUE);
+    if (value === undefined || value === '') return false;
+    const providerIndex = m.int(F_INDEX);
+    const block = blockFor(providerIndex);
+    const index = block?.index ?? providerIndex ?? 0;
+    switch (m.kind) {
+      case TEXT:
+        ensureStarted();
+        emit({ type: 'text_delta', index, text: value });
+        return true;
+      case THINKING:
+        ensureStarted();
+        emit({ type: 'reasoning_delta', index, text: value });
+        return true;
+      case INPUT_JSON:
+        if (block === undefined || block.kind !== 'tool' || !block.open) return false;
+        ensureStarted();
+        block.args.push(value);
+        emit({ type: 'tool_call_delta', index, id: block.id, argumentsDelta: value });
+        return true;
+      default:
+        return false;
+    }
+  }
+
   function onBlockStop(payload: JsonObject): void {
     ensureStarted();
     const block = blockFor(num(payload['index']));
@@ -302,6 +331,8 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
           raw(p); // ping, keep-alives, unknown types
       }
     },
+    onTemplate,
+    learnTemplate: learnMessagesTemplate,
     onDoneSentinel() {
       // Anthropic sends no [DONE]; a proxy that appends one after message_delta has said how it ended.
       if (sawMessageDelta) finish();

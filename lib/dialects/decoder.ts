@@ -10,13 +10,24 @@ import { createCaptureUnwrapper, decodeMessage, type CaptureOptions } from './ca
 
 export type DecoderOptions = CaptureOptions;
 
-export function createDecoder(options: DecoderOptions = {}): Stage<Frame, ProviderEvent> {
+/** The decoder in two steps, so the fused pipeline can handle a frame's text before decoding it. */
+export interface FrameDecoder {
+  /** The frame's number (its `at.frame` with positions on, else a running count); call once per frame, in order. */
+  number(frame: Frame): number;
+  /** Decodes frame number `n` into provider events. */
+  decode(frame: Frame, n: number, emit: Emit<ProviderEvent>): void;
+}
+
+export function createFrameDecoder(options: DecoderOptions = {}): FrameDecoder {
   const unwrap = createCaptureUnwrapper(options);
   let frameNo = 0;
   return {
-    push(frame, emit: Emit<ProviderEvent>) {
+    number(frame) {
       const n = frame.at === undefined ? frameNo : frame.at.frame;
       frameNo = n + 1;
+      return n;
+    },
+    decode(frame, n, emit) {
       if (frame.invalidUtf8At !== undefined) {
         const bad: ProviderEvent = { kind: 'invalid_utf8', offset: frame.invalidUtf8At, event: frame.event, frame: n };
         if (frame.at !== undefined) bad.at = frame.at;
@@ -25,6 +36,15 @@ export function createDecoder(options: DecoderOptions = {}): Stage<Frame, Provid
       const ev = decodeFrame(frame, n);
       if (ev.kind === 'json') unwrap(ev, emit);
       else emit(ev);
+    },
+  };
+}
+
+export function createDecoder(options: DecoderOptions = {}): Stage<Frame, ProviderEvent> {
+  const frames = createFrameDecoder(options);
+  return {
+    push(frame, emit: Emit<ProviderEvent>) {
+      frames.decode(frame, frames.number(frame), emit);
     },
     end() {},
   };

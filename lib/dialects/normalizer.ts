@@ -13,6 +13,7 @@ import { doneEvent, errorEvent, isObject, providerError } from './helpers.js';
 import { dialects } from './registry.js';
 import type { DialectContext, ResponseHandler } from './types.js';
 import { createResponseLimits, type DialectLimitOptions } from './limits.js';
+import { TemplateStore } from './fast/template.js';
 
 export interface NormalizerOptions extends DialectLimitOptions {
   /** @defaultValue 'auto' */
@@ -60,7 +61,22 @@ export interface Normalizer extends Stage<ProviderEvent, UnifiedEvent> {
   abandon(emit: Emit<UnifiedEvent>): void;
 }
 
+/** The normalizer of the fused pipeline: also takes frame texts before they are parsed. */
+export interface TextNormalizer extends Normalizer {
+  /**
+   * Offers frame `n`'s text to the open response's templates (see
+   * fast/template.ts). True when the payload was fully handled; false when
+   * the frame must be decoded and pushed as usual (its parsed payload then
+   * teaches the templates).
+   */
+  pushText(text: string, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): boolean;
+}
+
 export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
+  return createTextNormalizer(options);
+}
+
+export function createTextNormalizer(options: NormalizerOptions = {}): TextNormalizer {
   const requested = options.dialect ?? 'auto';
   if (requested !== 'auto' && !(requested in dialects)) {
     throw new OptionError('dialect', requested, `'auto' or one of ${Object.keys(dialects).join(', ')}`);
@@ -73,6 +89,9 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
   let frame = 0;
   const undetected: ProviderEvent[] = [];
   let reportedUtf8 = false;
+  /** Templates of the current dialect; the text of the frame being parsed after they missed it. */
+  const templates = new TemplateStore();
+  let missed: string | null = null;
 
   const limits = createResponseLimits(options);
   const ctx: DialectContext = {
@@ -100,6 +119,7 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
   };
 
   function handle(pe: ProviderEvent): void {
+    if (missed !== null && pe.kind !== 'json') missed = null;
     at = pe.at;
     frame = pe.frame;
     switch (pe.kind) {
@@ -151,6 +171,7 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
       const next = detectDialect(payload);
       if (next !== null && next !== dialect && switches(dialect, next)) {
         dialect = next;
+        templates.clear();
         options.onDialect?.(next);
       }
     }
@@ -164,8 +185,13 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
       options.onDialect?.(dialect);
       replayUndetected();
     }
-    handler ??= dialects[dialect].createResponse(ctx);
-    handler.onPayload(payload, pe.event);
+    const h = (handler ??= dialects[dialect].createResponse(ctx));
+    h.onPayload(payload, pe.event);
+    if (missed !== null) {
+      const text = missed;
+      missed = null;
+      if (h.learnTemplate !== undefined) templates.learn(h.learnTemplate(payload), text);
+    }
   }
 
   function replayUndetected(): void {
@@ -213,6 +239,18 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
     push(pe, emit) {
       out = emit;
       handle(pe);
+    },
+    pushText(text, n, a, emit) {
+      missed = null;
+      const h = handler;
+      if (h === null || h.onTemplate === undefined) return false;
+      if (templates.match(text)) {
+        out = emit;
+        at = a;
+        frame = n;
+        if (h.onTemplate(templates)) return true;
+      } else if (templates.learning) missed = text;
+      return false;
     },
     end(emit) {
       close(emit, true);

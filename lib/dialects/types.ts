@@ -2,7 +2,8 @@
  * The contract between the normalizer (response lifecycle, auto-detection,
  * positions, missing terminals) and one file per dialect (the mapping).
  */
-import type { DialectName, Json, Position, UnifiedEvent } from '../events.js';
+import type { DialectName, Json, JsonObject, Position, UnifiedEvent } from '../events.js';
+import type { Template, TemplateMatch } from './fast/template.js';
 
 export interface DialectContext {
   /** Emit one unified event. Emitting `done` closes the response. */
@@ -17,6 +18,20 @@ export interface DialectContext {
 export interface ResponseHandler {
   /** One parsed payload of this response. `event` is the SSE event name (informative only). */
   onPayload(payload: Json, event: string): void;
+  /**
+   * Raw-text fast path (fused pipeline only): a payload of this response that
+   * one of the dialect's learned templates recognised in the frame text, before
+   * any JSON.parse. Returns true when it handled it exactly as `onPayload`
+   * would the parsed payload (same events, same state); false — having emitted
+   * nothing and changed nothing — hands the frame to the parse path.
+   */
+  onTemplate?(match: TemplateMatch): boolean;
+  /**
+   * The template future payloads like this one would be recognised by (see
+   * fast/template.ts), or null. Called with a payload whose frame text no
+   * template matched, after `onPayload` has processed it; must not change state.
+   */
+  learnTemplate?(payload: JsonObject): Template | null;
   /** The `[DONE]` sentinel arrived while this response is open. */
   onDoneSentinel(): void;
   /**

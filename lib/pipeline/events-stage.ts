@@ -1,13 +1,16 @@
 /**
  * bytes → unified events as one fused stage: framer, decoder and normalizer
- * composed as plain function calls (no stream hop between them).
+ * composed as plain function calls (no stream hop between them). Each frame's
+ * text is first offered to the open response's templates (the raw-text fast
+ * path, see dialects/fast/template.ts): a recognised text delta never goes
+ * through JSON.parse.
  */
-import type { DialectName, DialectOption, Frame, UnifiedEvent } from '../events.js';
+import type { DialectName, DialectOption, Frame, ProviderEvent, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
-import { createDecoder } from '../dialects/decoder.js';
+import { createFrameDecoder } from '../dialects/decoder.js';
 import type { CaptureMode } from '../dialects/capture.js';
 import type { DialectLimitOptions } from '../dialects/limits.js';
-import { createNormalizer } from '../dialects/normalizer.js';
+import { createTextNormalizer } from '../dialects/normalizer.js';
 import { createAutoFramer, createFramer, type FramingName, type FramingOption } from '../framing/detect.js';
 import type { Chunk } from '../framing/bytes.js';
 import { chain } from '../stage.js';
@@ -37,6 +40,12 @@ export interface EventsStage extends Stage<Chunk, UnifiedEvent> {
   abandon(emit: Emit<UnifiedEvent>): void;
 }
 
+/** Internal switches, not part of the documented options. */
+interface InternalOptions {
+  /** The raw-text fast path (default on); off gives the plain decode-everything path, for tests and measurements. */
+  fastPath?: boolean;
+}
+
 export function createEventsStage(options: EventsStageOptions = {}): EventsStage {
   const framerOptions = {
     ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
@@ -50,14 +59,28 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
     framer = createFramer(framing, framerOptions);
     options.onFraming?.(framing);
   }
-  const normalizer = createNormalizer({
+  const normalizer = createTextNormalizer({
     dialect: options.dialect ?? 'auto',
     ...(options.maxBlocks === undefined ? {} : { maxBlocks: options.maxBlocks }),
     ...(options.maxToolArgumentBytes === undefined ? {} : { maxToolArgumentBytes: options.maxToolArgumentBytes }),
     ...(options.onDialect === undefined ? {} : { onDialect: options.onDialect }),
   });
-  const decoder = createDecoder(options.captures === undefined ? {} : { captures: options.captures });
-  const fused = chain(chain(framer, decoder), normalizer);
+  const decoder = createFrameDecoder(options.captures === undefined ? {} : { captures: options.captures });
+  const fast = (options as InternalOptions).fastPath !== false;
+  let out: Emit<UnifiedEvent> = () => {};
+  const toNormalizer: Emit<ProviderEvent> = (pe) => normalizer.push(pe, out);
+  const frames: Stage<Frame, UnifiedEvent> = {
+    push(frame, emit) {
+      const n = decoder.number(frame);
+      if (fast && frame.invalidUtf8At === undefined && normalizer.pushText(frame.data, n, frame.at, emit)) return;
+      out = emit;
+      decoder.decode(frame, n, toNormalizer);
+    },
+    end(emit) {
+      normalizer.end(emit);
+    },
+  };
+  const fused = chain(framer, frames);
   return {
     push: fused.push,
     end: fused.end,

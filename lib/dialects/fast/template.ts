@@ -1,0 +1,263 @@
+/**
+ * Payload templates for the raw-text fast path: a dialect recognises its
+ * high-volume payloads (text, reasoning and argument deltas) straight from the
+ * frame text with one native regex match instead of JSON.parse.
+ *
+ * A template is learned from a payload the parse path has just handled: the
+ * dialect's `learnTemplate` (fast/<dialect>.ts) walks the parsed object in its
+ * key order and says, key by key, whether the value is a constant (must be
+ * equal), a field the handler reads (captured), or ignored by the handler
+ * (`free`: any value of the same JSON type and shape). Any key it does not know
+ * makes the payload unlearnable. The regex built from that walk matches exactly
+ * the texts that JSON.parse would turn into an object with the same keys in the
+ * same order, the same constants and same-shaped ignored values: strings,
+ * numbers and whitespace follow the JSON grammar, so a text it matches is
+ * valid JSON. Anything else (another key order, an extra key, a nested value
+ * of another shape) simply does not match and takes the parse path.
+ *
+ * Learned per stream (a provider keeps its key order), a few templates per
+ * dialect; compiled regexes are shared through a bounded cache keyed by their
+ * source.
+ */
+import type { Json, JsonObject } from '../../events.js';
+
+/** JSON whitespace (the only whitespace JSON.parse accepts between tokens). */
+const WS = '[ \\t\\n\\r]*';
+/** The inside of a JSON string: any character but `"`, `\` and controls, or a valid escape (unrolled: no backtracking per character). */
+const STR = '[^"\\\\\\x00-\\x1f]*(?:\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\\\\x00-\\x1f]*)*';
+/** Any JSON number. */
+const NUM = '-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?';
+/** A captured integer: canonical, non-negative, at most 15 digits (exact as a double). */
+const INT = '(0|[1-9][0-9]{0,14})';
+
+/** Longest regex source a template may have (keeps learning from a huge payload cheap). */
+const MAX_SOURCE = 4096;
+/** Texts longer than this always take the parse path (its cost dominates there anyway). */
+export const MAX_TEMPLATE_TEXT = 64 * 1024;
+
+function escapeRe(s: string): string {
+  return s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+}
+
+/** What a learned template stands for: a dialect-defined kind and where each field was captured. */
+export interface Template {
+  readonly re: RegExp;
+  readonly kind: number;
+  /** Capture group of field f at [f]; 0 when the payload had no such field. */
+  readonly groups: readonly number[];
+}
+
+/**
+ * Builds one template's regex from a walk over a parsed payload. Every method
+ * appends the JSON tokens of one key or value; a builder that met something it
+ * cannot express is `failed` and yields no template.
+ */
+export class TemplateBuilder {
+  private src = '^' + WS;
+  private group = 0;
+  private readonly groups: number[] = [];
+  /** Per open object: whether a member was written (decides the comma). */
+  private readonly members: boolean[] = [];
+  failed = false;
+
+  constructor(private readonly kind: number) {}
+
+  /** `{` (the payload itself, or the value of the key just written) */
+  open(): this {
+    this.src += '\\{' + WS;
+    this.members.push(false);
+    return this;
+  }
+
+  /** `}` */
+  close(): this {
+    this.members.pop();
+    this.src += '\\}' + WS;
+    return this;
+  }
+
+  /** `"key":` in the innermost open object. */
+  key(k: string): this {
+    const n = this.members.length - 1;
+    if (n < 0) return this.fail();
+    if (this.members[n]) this.src += ',' + WS;
+    this.members[n] = true;
+    this.src += escapeRe(JSON.stringify(k)) + WS + ':' + WS;
+    return this;
+  }
+
+  /** A value that must be equal to `v` (a scalar, or an empty array/object). */
+  constant(v: Json | undefined): this {
+    if (v === undefined) return this.fail();
+    if (v === null || typeof v !== 'object') this.src += escapeRe(JSON.stringify(v));
+    else if (Array.isArray(v) ? v.length === 0 : isEmptyObject(v)) this.src += Array.isArray(v) ? '\\[' + WS + '\\]' : '\\{' + WS + '\\}';
+    else return this.fail();
+    this.src += WS;
+    return this;
+  }
+
+  /** A string value read by the handler, captured as field `f`. */
+  string(f: number, v: Json | undefined): this {
+    if (typeof v !== 'string') return this.fail();
+    this.src += '"(' + STR + ')"' + WS;
+    this.groups[f] = ++this.group;
+    return this;
+  }
+
+  /** A non-negative integer value read by the handler, captured as field `f`. */
+  int(f: number, v: Json | undefined): this {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return this.fail();
+    this.src += INT + WS;
+    this.groups[f] = ++this.group;
+    return this;
+  }
+
+  /** A value the handler ignores: any value of the same JSON type (containers: same keys and length, recursively). */
+  free(v: Json | undefined): this {
+    if (v === undefined) return this.fail();
+    this.freeValue(v, 0);
+    return this;
+  }
+
+  /** The regex, or null when the payload could not be expressed. */
+  build(): Template | null {
+    if (this.failed || this.src.length > MAX_SOURCE) return null;
+    const groups: number[] = [];
+    for (let i = 0; i < this.groups.length; i++) groups.push(this.groups[i] ?? 0);
+    return { re: compile(this.src + '$'), kind: this.kind, groups };
+  }
+
+  fail(): this {
+    this.failed = true;
+    return this;
+  }
+
+  private freeValue(v: Json, depth: number): void {
+    if (depth > 8 || this.src.length > MAX_SOURCE) {
+      this.failed = true;
+      return;
+    }
+    if (typeof v === 'string') this.src += '"' + STR + '"';
+    else if (typeof v === 'number') this.src += NUM;
+    else if (typeof v === 'boolean') this.src += '(?:true|false)';
+    else if (v === null) this.src += 'null';
+    else if (Array.isArray(v)) {
+      this.src += '\\[' + WS;
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) this.src += ',' + WS;
+        this.freeValue(v[i]!, depth + 1);
+      }
+      this.src += '\\]';
+    } else {
+      this.src += '\\{' + WS;
+      let first = true;
+      for (const k in v) {
+        if (!first) this.src += ',' + WS;
+        first = false;
+        this.src += escapeRe(JSON.stringify(k)) + WS + ':' + WS;
+        this.freeValue(v[k]!, depth + 1);
+      }
+      this.src += '\\}';
+    }
+    this.src += WS;
+  }
+}
+
+function isEmptyObject(o: JsonObject): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
+/** Compiled regexes by source, shared by every stream (bounded: past it, compile without caching). */
+const compiled = new Map<string, RegExp>();
+const MAX_COMPILED = 256;
+
+function compile(source: string): RegExp {
+  let re = compiled.get(source);
+  if (re === undefined) {
+    re = new RegExp(source);
+    if (compiled.size < MAX_COMPILED) compiled.set(source, re);
+  }
+  return re;
+}
+
+/** Templates kept per stream and dialect; the most recently matched is tried first. */
+const MAX_TEMPLATES = 8;
+/** Learned templates that did not match their own text (another formatting) before learning stops. */
+const MAX_FAILED_LEARNS = 16;
+
+/** The payload a template just recognised: its kind and fields (valid until the next match). */
+export interface TemplateMatch {
+  readonly kind: number;
+  /** Field f as a number; undefined when the payload had no such field. */
+  int(f: number): number | undefined;
+  /** Field f as a string (escapes decoded); undefined when the payload had no such field. */
+  str(f: number): string | undefined;
+}
+
+/** The templates of one stream, and the reader of the last match. */
+export class TemplateStore implements TemplateMatch {
+  private list: Template[] = [];
+  private failedLearns = 0;
+  private m: RegExpExecArray | null = null;
+  private groups: readonly number[] = [];
+  kind = 0;
+
+  /** Recognises `text` with one of the templates; false when none matches. */
+  match(text: string): boolean {
+    const list = this.list;
+    if (list.length === 0 || text.length > MAX_TEMPLATE_TEXT) return false;
+    for (let i = 0; i < list.length; i++) {
+      const t = list[i]!;
+      const m = t.re.exec(text);
+      if (m === null) continue;
+      if (i > 0) {
+        list.splice(i, 1);
+        list.unshift(t);
+      }
+      this.m = m;
+      this.groups = t.groups;
+      this.kind = t.kind;
+      return true;
+    }
+    return false;
+  }
+
+  /** Field f of the last match as a number; undefined when the template has no such field. */
+  int(f: number): number | undefined {
+    const g = this.groups[f];
+    return g === undefined || g === 0 ? undefined : Number(this.m![g]);
+  }
+
+  /** Field f of the last match as a string (escapes decoded); undefined when absent. */
+  str(f: number): string | undefined {
+    const g = this.groups[f];
+    if (g === undefined || g === 0) return undefined;
+    const s = this.m![g]!;
+    // The regex admitted only valid escapes: parsing the literal cannot fail.
+    return s.indexOf('\\') === -1 ? s : (JSON.parse('"' + s + '"') as string);
+  }
+
+  /** Adds a template learned from `text`'s parsed payload, if it matches `text` itself. */
+  learn(template: Template | null, text: string): void {
+    if (template === null || this.failedLearns >= MAX_FAILED_LEARNS || text.length > MAX_TEMPLATE_TEXT) return;
+    for (const t of this.list) if (t.re === template.re) return;
+    if (!template.re.test(text)) {
+      this.failedLearns++;
+      return;
+    }
+    if (this.list.length >= MAX_TEMPLATES) this.list.pop();
+    this.list.unshift(template);
+  }
+
+  /** True while learning is worth trying. */
+  get learning(): boolean {
+    return this.failedLearns < MAX_FAILED_LEARNS;
+  }
+
+  clear(): void {
+    this.list = [];
+    this.failedLearns = 0;
+    this.m = null;
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * Perf check for the fused pipeline against the parsing floor (not a test):
+ * the same mocked fetch body (64 KiB chunks) read by the floor (TextDecoder +
+ * indexOf framing + JSON.parse, a copy of benchmarks/methods.ts's) and by
+ * createStream({ output: 'final' }), alternating, median of N runs.
+ *
+ *   npx tsx test/perf/bench.ts [--size 6MB] [--runs 7] [--chunk 65536] [--dialects a,b] [--shapes single,log] [--fast off]
+ */
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FinalResult } from '../../lib/accumulate/types.js';
+import { createStream } from '../../lib/pipeline/create-stream.js';
+import { FIXTURE_DIALECTS, generateToBuffer, llmstreamOptions, type FixtureDialect, type FixtureShape, type FixtureStats } from '../../benchmarks/generate.js';
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? undefined : process.argv[i + 1];
+}
+const size = Number((arg('--size') ?? '6MB').replace(/MB$/i, '')) * 1024 * 1024;
+const runs = Number(arg('--runs') ?? 7);
+const chunkSize = Number(arg('--chunk') ?? 65536);
+const dialects = (arg('--dialects')?.split(',') ?? [...FIXTURE_DIALECTS]) as FixtureDialect[];
+const shapes = (arg('--shapes')?.split(',') ?? ['single', 'log']) as FixtureShape[];
+const extra = arg('--fast') === 'off' ? { fastPath: false } : {};
+
+function body(data: Buffer): ReadableStream<Uint8Array> {
+  let pos = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pos >= data.length) {
+        controller.close();
+        return;
+      }
+      const end = Math.min(pos + chunkSize, data.length);
+      controller.enqueue(new Uint8Array(data.buffer, data.byteOffset + pos, end - pos));
+      pos = end;
+    },
+  });
+}
+
+async function floorSse(data: Buffer, dialect: FixtureDialect): Promise<number> {
+  const sep = dialect === 'gemini-sse' ? '\r\n\r\n' : '\n\n';
+  const dec = new TextDecoder();
+  let buf = '';
+  let frames = 0;
+  function scan(): void {
+    let start = 0;
+    for (;;) {
+      const end = buf.indexOf(sep, start);
+      if (end === -1) break;
+      const d = buf.indexOf('data:', start);
+      if (d !== -1 && d < end) {
+        let s = d + 5;
+        if (buf.charCodeAt(s) === 32) s++;
+        let e = buf.indexOf('\n', s);
+        if (e === -1 || e > end) e = end;
+        if (buf.charCodeAt(e - 1) === 13) e--;
+        const text = buf.slice(s, e);
+        frames++;
+        if (text !== '[DONE]') JSON.parse(text);
+      }
+      start = end + sep.length;
+    }
+    if (start > 0) buf = buf.slice(start);
+  }
+  const res = new Response(body(data));
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buf += dec.decode(chunk, { stream: true });
+    scan();
+  }
+  buf += dec.decode();
+  scan();
+  return frames;
+}
+
+async function floorJsonArray(data: Buffer): Promise<number> {
+  const dec = new TextDecoder();
+  let buf = '';
+  let pos = 0;
+  let depth = 0;
+  let inString = false;
+  let elemStart = -1;
+  let frames = 0;
+  function scan(): void {
+    const len = buf.length;
+    while (pos < len) {
+      if (inString) {
+        const q = buf.indexOf('"', pos);
+        if (q === -1) {
+          pos = len;
+          break;
+        }
+        let k = q - 1;
+        while (buf.charCodeAt(k) === 92) k--;
+        pos = q + 1;
+        if (((q - 1 - k) & 1) === 0) inString = false;
+        continue;
+      }
+      const c = buf.charCodeAt(pos);
+      if (c === 34) inString = true;
+      else if (c === 123 || c === 91) {
+        if (++depth === 2) elemStart = pos;
+      } else if (c === 125 || c === 93) {
+        if (--depth === 1 && elemStart >= 0) {
+          JSON.parse(buf.slice(elemStart, pos + 1));
+          frames++;
+          elemStart = -1;
+        }
+      }
+      pos++;
+    }
+    const keep = elemStart >= 0 ? elemStart : pos;
+    if (keep > 0) {
+      buf = buf.slice(keep);
+      pos -= keep;
+      if (elemStart >= 0) elemStart = 0;
+    }
+  }
+  const res = new Response(body(data));
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buf += dec.decode(chunk, { stream: true });
+    scan();
+  }
+  buf += dec.decode();
+  scan();
+  return frames;
+}
+
+async function final(data: Buffer, dialect: FixtureDialect, stats: FixtureStats): Promise<number> {
+  let n = 0;
+  let text = 0;
+  let errors = 0;
+  const res = new Response(body(data));
+  await (pipeline as unknown as (...s: unknown[]) => Promise<void>)(
+    res.body,
+    createStream({ ...llmstreamOptions(dialect), output: 'final', ...extra }),
+    new Writable({
+      objectMode: true,
+      write(r: FinalResult, _e, cb) {
+        n++;
+        text += r.text.length;
+        errors += r.errors.length;
+        cb();
+      },
+    }),
+  );
+  if (n !== stats.responses || text !== stats.textChars || errors !== 0) throw new Error(`check failed: ${n} ${text} ${errors}`);
+  return n;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+const rows: string[] = [];
+for (const shape of shapes) {
+  for (const dialect of dialects) {
+    const { data, stats } = generateToBuffer({ dialect, shape, size, seed: 1 });
+    const floor = (): Promise<number> => (dialect === 'gemini-json-array' ? floorJsonArray(data) : floorSse(data, dialect));
+    const ours = (): Promise<number> => final(data, dialect, stats);
+    await floor();
+    await ours();
+    const tf: number[] = [];
+    const to: number[] = [];
+    const ratios: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      let t = performance.now();
+      await floor();
+      const a = performance.now() - t;
+      t = performance.now();
+      await ours();
+      const b = performance.now() - t;
+      tf.push(a);
+      to.push(b);
+      ratios.push(a / b);
+    }
+    const mb = data.length / 1048576;
+    const line = `${shape.padEnd(6)} ${dialect.padEnd(20)} floor ${(mb / (median(tf) / 1000)).toFixed(0).padStart(4)} MB/s  final ${(mb / (median(to) / 1000)).toFixed(0).padStart(4)} MB/s  ratio(med) ${(median(tf) / median(to)).toFixed(2)}  ratio(pairs) ${median(ratios).toFixed(2)}`;
+    console.log(line);
+    rows.push(line);
+  }
+}

@@ -472,6 +472,15 @@ async function llmstreamFinal(ctx: MethodContext): Promise<MethodResult> {
   return { items: t.items };
 }
 
+/** The same fused stage with the raw-text fast path switched off (internal switch): every payload goes through JSON.parse. */
+async function llmstreamFinalNoFast(ctx: MethodContext): Promise<MethodResult> {
+  const t = newTally();
+  const options = { ...llmstreamOptions(ctx.dialect), output: 'final' as const, fastPath: false };
+  await pipe(await bodyOf(ctx), createStream(options), finalSink(t));
+  checkTally(t, ctx.stats);
+  return { items: t.items };
+}
+
 async function llmstreamStages(ctx: MethodContext): Promise<MethodResult> {
   const t = newTally();
   const { dialect, framing } = llmstreamOptions(ctx.dialect);
@@ -507,6 +516,7 @@ export const METHODS: Method[] = [
   { id: 'vercel', label: 'Vercel AI SDK: streamText fullStream', group: 'vercel', applies: (d, s) => ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini-sse'].includes(d) && single(s), slow: true, run: vercel },
   { id: 'llmstream-events', label: "llmstream createStream({output:'events'})", group: 'llmstream', applies: () => true, run: llmstreamEvents },
   { id: 'llmstream-final', label: "llmstream createStream({output:'final'})", group: 'llmstream', applies: () => true, run: llmstreamFinal },
+  { id: 'llmstream-final-nofast', label: "llmstream createStream({output:'final'}), raw-text fast path off", group: 'llmstream', applies: () => true, run: llmstreamFinalNoFast },
   { id: 'llmstream-stages', label: 'llmstream separate stages in stream.pipeline (final)', group: 'llmstream', applies: () => true, run: llmstreamStages },
 ];
 

@@ -54,6 +54,7 @@ export const ROWS: { id: string; title: string; ids: string[] }[] = [
   { id: 'vercel', title: 'Vercel AI SDK streamText fullStream', ids: ['vercel'] },
   { id: 'llmstream-events', title: "**llmstream** createStream({ output: 'events' })", ids: ['llmstream-events'] },
   { id: 'llmstream-final', title: "**llmstream** createStream({ output: 'final' })", ids: ['llmstream-final'] },
+  { id: 'llmstream-final-nofast', title: "llmstream createStream({ output: 'final' }) with the raw-text fast path off (every payload JSON.parsed)", ids: ['llmstream-final-nofast'] },
   { id: 'llmstream-stages', title: '**llmstream** separate stages in stream.pipeline → final', ids: ['llmstream-stages'] },
 ];
 
@@ -147,6 +148,11 @@ export function targetChecks(outputs: WorkerOutput[], chunkSizes: number[]): Tar
       if (stages !== undefined && stages.error === null) {
         const r = stages.medianMs / final.medianMs;
         checks.push({ fixture: name, chunkSize: cs, target: 'separate stages within 1.3× of fused (time ratio)', value: `${fmt(r, 2)}×`, pass: r <= 1.3 });
+        const plain = find(o, cs, ['llmstream-final-nofast']);
+        if (plain !== undefined && plain.error === null) {
+          const q = stages.medianMs / plain.medianMs;
+          checks.push({ fixture: name, chunkSize: cs, target: '(info) separate stages vs fused with the fast path off', value: `${fmt(q, 2)}×`, pass: null });
+        }
       }
     }
   }
@@ -165,6 +171,7 @@ const COLORS: Record<string, string> = {
   vercel: '#9467bd',
   'llmstream-events': '#aec7e8',
   'llmstream-final': '#1f77b4',
+  'llmstream-final-nofast': '#6b8fb3',
   'llmstream-stages': '#17becf',
 };
 const SHORT: Record<string, string> = {
@@ -176,6 +183,7 @@ const SHORT: Record<string, string> = {
   vercel: 'Vercel AI SDK streamText',
   'llmstream-events': 'llmstream events',
   'llmstream-final': 'llmstream final',
+  'llmstream-final-nofast': 'llmstream final, fast path off',
   'llmstream-stages': 'llmstream separate stages',
 };
 

@@ -7,6 +7,8 @@
 import type { Json, JsonObject, StopReason, UnifiedEvent, Usage } from '../events.js';
 import { doneEvent, errorEvent, isObject, num, obj, providerError, str, sum, usageEvent } from './helpers.js';
 import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
+import { ARGUMENTS, F_EVENT_ID, F_EVENT_NUMBER, F_INDEX, F_TEXT, TEXT, THOUGHT, learnInteractionsTemplate } from './fast/gemini-interactions.js';
+import type { TemplateMatch } from './fast/template.js';
 
 function stopReasonOf(status: string | undefined): StopReason {
   switch (status) {
@@ -183,7 +185,37 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
     }
   }
 
+  /** A step.delta recognised from the frame text: what onPayload → stepDelta does for it; false for what ends up raw. */
+  function onTemplate(m: TemplateMatch): boolean {
+    if (!started) return false;
+    const index = m.int(F_INDEX);
+    const text = m.str(F_TEXT);
+    if (index === undefined || text === undefined || text === '') return false;
+    switch (m.kind) {
+      case TEXT:
+        cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
+        emit({ type: 'text_delta', index, text });
+        return true;
+      case THOUGHT:
+        cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
+        emit({ type: 'reasoning_delta', index, text });
+        return true;
+      case ARGUMENTS: {
+        const call = calls.get(index);
+        if (call === undefined) return false;
+        cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
+        call.deltas.push(text);
+        emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: text });
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
   return {
+    onTemplate,
+    learnTemplate: learnInteractionsTemplate,
     onPayload(payload) {
       if (!isObject(payload)) {
         raw(payload);

@@ -17,6 +17,8 @@
 import type { DoneEvent, Json, JsonObject, StopReason, UnifiedEvent, Usage } from '../events.js';
 import { arr, doneEvent, errorEvent, isObject, num, obj, str, sum, usageEvent } from './helpers.js';
 import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
+import { F_CANDIDATE, F_SIGNATURE, F_TEXT, F_USAGE, THOUGHT, learnGeminiTemplate } from './fast/gemini.js';
+import type { TemplateMatch } from './fast/template.js';
 
 /** finishReason values that mean the output was withheld for policy reasons. */
 const REFUSAL_REASONS = new Set([
@@ -323,7 +325,8 @@ function isEmptyValue(v: Json | undefined): boolean {
 
 function createGeminiResponse(ctx: DialectContext): ResponseHandler {
   let started = false;
-  let usage: JsonObject | null = null;
+  /** The last usageMetadata; its JSON text while it came through the fast path (parsed only if it stays the last). */
+  let usage: JsonObject | string | null = null;
   const candidates: CandidateState[] = [];
   /** Events emitted for the payload being handled (to know when a raw is owed). */
   let emitted = 0;
@@ -486,6 +489,7 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
   function flush(): void {
     for (const c of candidates) closeCall(c);
     if (usage === null) return;
+    if (typeof usage === 'string') usage = JSON.parse(usage) as JsonObject;
     const u = geminiUsage(usage);
     // Vertex sends `{trafficType}` alone until the last chunk: no count known is no usage.
     if (u.inputTokens === null && u.outputTokens === null && u.totalTokens === null) return;
@@ -572,8 +576,36 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
     } else finishNormally();
   }
 
+  /**
+   * A one-candidate text or thought chunk recognised from the frame text: what
+   * onPayload does for it; false for a chunk that would end the response or
+   * map to nothing.
+   */
+  function onTemplate(m: TemplateMatch): boolean {
+    if (!started) return false;
+    const text = m.str(F_TEXT);
+    if (text === undefined || text === '') return false;
+    const k = m.int(F_CANDIDATE) ?? 0;
+    // Not finishing: the response ends when every candidate has a finishReason, and this one gets none.
+    for (const c of candidates) if (c.choice === k && c.finishReason !== null) return false;
+    emitted = 0;
+    const u = m.json(F_USAGE);
+    if (u !== undefined) usage = u;
+    const c = candidate(k);
+    const kind: BlockKind = m.kind === THOUGHT ? 'thought' : 'text';
+    closeCall(c);
+    const index = c.kind === kind ? c.current : openBlock(c, kind);
+    if (kind === 'thought') out(c, { type: 'reasoning_delta', index, text });
+    else out(c, { type: 'text_delta', index, text });
+    const sig = m.str(F_SIGNATURE);
+    if (sig !== undefined && sig !== '') signature(c, index, sig);
+    return true;
+  }
+
   return {
     onPayload,
+    onTemplate,
+    learnTemplate: learnGeminiTemplate,
     onDoneSentinel() {
       // `[DONE]` is not part of this dialect; a proxy's sentinel before finishReason ends the response cut short.
       if (!started) {

@@ -14,6 +14,8 @@ import type {
 } from '../events.js';
 import { arr, doneEvent, errorEvent, isObject, num, obj, providerError, str, usageEvent } from './helpers.js';
 import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
+import { F_CHOICE, F_CONTENT, F_REASONING, F_REASONING_CONTENT, learnChatTemplate } from './fast/openai-chat.js';
+import type { Template, TemplateMatch } from './fast/template.js';
 
 export interface ChatDialectOptions {
   /**
@@ -106,6 +108,31 @@ class ChatResponse implements ResponseHandler {
       return;
     }
     if (!this.produced) this.ctx.emit({ type: 'raw', event: payload });
+  }
+
+  /**
+   * A one-choice text/reasoning chunk recognised from the frame text: what
+   * onPayload → onChoice does for it once `start` went out; false for a chunk
+   * that maps to nothing (raw).
+   */
+  onTemplate(m: TemplateMatch): boolean {
+    if (!this.startEmitted) return false;
+    let reasoning = m.str(F_REASONING_CONTENT);
+    if (reasoning === undefined || reasoning === '') reasoning = m.str(F_REASONING);
+    const content = m.str(F_CONTENT);
+    const hasReasoning = reasoning !== undefined && reasoning !== '';
+    const hasContent = content !== undefined && content !== '';
+    if (!hasReasoning && !hasContent) return false;
+    this.produced = false;
+    const k = m.int(F_CHOICE) ?? 0;
+    this.choice(k);
+    if (hasReasoning) this.out({ type: 'reasoning_delta', index: 0, text: reasoning! }, k);
+    if (hasContent) this.out({ type: 'text_delta', index: 0, text: content! }, k);
+    return true;
+  }
+
+  learnTemplate(payload: JsonObject): Template | null {
+    return learnChatTemplate(payload);
   }
 
   onDoneSentinel(): void {

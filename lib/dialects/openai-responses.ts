@@ -18,6 +18,21 @@ import type {
 } from '../events.js';
 import { arr, doneEvent, errorEvent, num, obj, str, usageEvent } from './helpers.js';
 import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
+import {
+  CUSTOM_INPUT,
+  FUNCTION_ARGS,
+  F_DELTA,
+  F_ITEM,
+  F_OUTPUT,
+  F_POSITION,
+  F_SEQ,
+  MCP_ARGS,
+  REASONING,
+  REFUSAL,
+  TEXT,
+  learnResponsesTemplate,
+} from './fast/openai-responses.js';
+import type { TemplateMatch } from './fast/template.js';
 
 export interface ResponsesDialectOptions {
   readonly name: DialectName;
@@ -445,7 +460,44 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
       }
     }
 
+    /**
+     * A delta recognised from the frame text: what onPayload → dispatch does for
+     * it, decided before any state changes; false for what ends up raw.
+     */
+    function onTemplate(m: TemplateMatch): boolean {
+      if (!started) return false;
+      const delta = m.str(F_DELTA);
+      if (delta === undefined || delta === '') return false;
+      const kind = m.kind;
+      let ev: UnifiedEvent;
+      if (kind === TEXT || kind === REFUSAL || kind === REASONING) {
+        const index = m.int(F_OUTPUT) ?? 0;
+        const contentIndex = m.int(F_POSITION);
+        const type = kind === REASONING ? 'reasoning_delta' : 'text_delta';
+        ev =
+          contentIndex === undefined
+            ? { type, index, text: delta }
+            : { type, index, contentIndex, text: delta };
+        if (kind === REFUSAL) (ev as TextDeltaEvent).refusal = true;
+      } else if (kind === FUNCTION_ARGS || kind === CUSTOM_INPUT || kind === MCP_ARGS) {
+        const call = findCall(m.str(F_ITEM), m.int(F_OUTPUT));
+        if (call === undefined || call.done) return false; // an orphan opens a call: left to the parse path
+        const seq = m.int(F_SEQ);
+        cursor = seq;
+        if (seq !== undefined) checkSequence(seq);
+        pushDelta(call, delta);
+        return true;
+      } else return false;
+      const seq = m.int(F_SEQ);
+      cursor = seq;
+      if (seq !== undefined) checkSequence(seq);
+      out(ev);
+      return true;
+    }
+
     return {
+      onTemplate,
+      learnTemplate: learnResponsesTemplate,
       onPayload(payload) {
         const p = obj(payload);
         if (p === undefined) {

@@ -76,6 +76,29 @@ export class TemplateBuilder {
     return this;
   }
 
+  /** `[` (the value of the key just written, or an array element) */
+  openArray(): this {
+    this.src += '\\[' + WS;
+    this.members.push(false);
+    return this;
+  }
+
+  /** `]` */
+  closeArray(): this {
+    this.members.pop();
+    this.src += '\\]' + WS;
+    return this;
+  }
+
+  /** Starts the next element of the innermost open array. */
+  element(): this {
+    const n = this.members.length - 1;
+    if (n < 0) return this.fail();
+    if (this.members[n]) this.src += ',' + WS;
+    this.members[n] = true;
+    return this;
+  }
+
   /** `"key":` in the innermost open object. */
   key(k: string): this {
     const n = this.members.length - 1;
@@ -116,6 +139,17 @@ export class TemplateBuilder {
   free(v: Json | undefined): this {
     if (v === undefined) return this.fail();
     this.freeValue(v, 0);
+    this.src += WS;
+    return this;
+  }
+
+  /** Like `free`, and the value's JSON text is captured as field `f` (read with `json`). */
+  json(f: number, v: Json | undefined): this {
+    if (v === undefined) return this.fail();
+    this.src += '(';
+    this.freeValue(v, 0);
+    this.src += ')' + WS;
+    this.groups[f] = ++this.group;
     return this;
   }
 
@@ -146,6 +180,7 @@ export class TemplateBuilder {
       for (let i = 0; i < v.length; i++) {
         if (i > 0) this.src += ',' + WS;
         this.freeValue(v[i]!, depth + 1);
+        this.src += WS;
       }
       this.src += '\\]';
     } else {
@@ -156,10 +191,10 @@ export class TemplateBuilder {
         first = false;
         this.src += escapeRe(JSON.stringify(k)) + WS + ':' + WS;
         this.freeValue(v[k]!, depth + 1);
+        this.src += WS;
       }
       this.src += '\\}';
     }
-    this.src += WS;
   }
 }
 
@@ -193,6 +228,8 @@ export interface TemplateMatch {
   int(f: number): number | undefined;
   /** Field f as a string (escapes decoded); undefined when the payload had no such field. */
   str(f: number): string | undefined;
+  /** Field f's JSON text (a value captured whole); undefined when the payload had no such field. */
+  json(f: number): string | undefined;
 }
 
 /** The templates of one stream, and the reader of the last match. */
@@ -227,6 +264,12 @@ export class TemplateStore implements TemplateMatch {
   int(f: number): number | undefined {
     const g = this.groups[f];
     return g === undefined || g === 0 ? undefined : Number(this.m![g]);
+  }
+
+  /** Field f of the last match as JSON text (a `json` field: valid JSON by construction); undefined when absent. */
+  json(f: number): string | undefined {
+    const g = this.groups[f];
+    return g === undefined || g === 0 ? undefined : this.m![g];
   }
 
   /** Field f of the last match as a string (escapes decoded); undefined when absent. */

@@ -1,0 +1,91 @@
+/**
+ * Gemini streamGenerateContent fast path (SSE and the pretty-printed JSON
+ * array alike): a chunk with one candidate holding one text or thought part,
+ * e.g. `{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}],"usageMetadata":{…},"modelVersion":"…","responseId":"…"}`.
+ * usageMetadata changes on every chunk: it is captured as JSON text and only
+ * parsed if it turns out to be the last one (the handler keeps the last).
+ * Anything that would make the chunk notable (raw), a finishReason, a
+ * function call or a second part takes the parse path.
+ */
+import type { Json, JsonObject } from '../../events.js';
+import { TemplateBuilder, type Template } from './template.js';
+
+export const TEXT = 1;
+export const THOUGHT = 2;
+
+export const F_CANDIDATE = 0;
+export const F_TEXT = 1;
+export const F_SIGNATURE = 2;
+/** usageMetadata, as JSON text */
+export const F_USAGE = 3;
+
+/** Top-level keys the handler never reports (see QUIET_TOP in gemini.ts). */
+const QUIET_TOP = new Set(['modelVersion', 'responseId', 'createTime', 'turnToken']);
+/** Candidate keys that are neither read nor reported (see QUIET_CANDIDATE in gemini.ts). */
+const QUIET_CANDIDATE = new Set(['avgLogprobs', 'tokenCount']);
+
+function isObj(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** An empty value (null, [], {}) carries nothing: kept as a constant, so a non-empty one takes the parse path. */
+function isEmpty(v: Json | undefined): boolean {
+  if (v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return isObj(v) && Object.keys(v).length === 0;
+}
+
+export function learnGeminiTemplate(p: JsonObject): Template | null {
+  const cands = p['candidates'];
+  if (!Array.isArray(cands) || cands.length !== 1) return null;
+  const cand = cands[0];
+  if (!isObj(cand)) return null;
+  const content = cand['content'];
+  if (!isObj(content)) return null;
+  const parts = content['parts'];
+  if (!Array.isArray(parts) || parts.length !== 1) return null;
+  const part = parts[0];
+  if (!isObj(part) || typeof part['text'] !== 'string') return null;
+  const kind = part['thought'] === true ? THOUGHT : TEXT;
+  const b = new TemplateBuilder(kind).open();
+  for (const k in p) {
+    const v = p[k];
+    if (k === 'candidates') {
+      b.key(k).openArray().element().open();
+      for (const ck in cand) {
+        const cv = cand[ck];
+        if (ck === 'content') {
+          b.key(ck).open();
+          for (const tk in content) {
+            if (tk === 'parts') {
+              b.key(tk).openArray().element().open();
+              for (const pk in part) {
+                const pv = part[pk];
+                if (pk === 'text') b.key(pk).string(F_TEXT, pv);
+                else if (pk === 'thought') b.key(pk).constant(pv);
+                else if (pk === 'thoughtSignature') b.key(pk).string(F_SIGNATURE, pv);
+                else return null;
+              }
+              b.close().closeArray();
+            } else b.key(tk).free(content[tk]); // role: never read
+          }
+          b.close();
+        } else if (ck === 'index') b.key(ck).int(F_CANDIDATE, cv);
+        else if (ck === 'finishReason') {
+          if (cv !== null && cv !== '') return null;
+          b.key(ck).constant(cv);
+        } else if (QUIET_CANDIDATE.has(ck)) b.key(ck).free(cv);
+        else if (isEmpty(cv)) b.key(ck).constant(cv);
+        else return null;
+      }
+      b.close().closeArray();
+    } else if (k === 'usageMetadata') {
+      if (!isObj(v)) return null;
+      b.key(k).json(F_USAGE, v);
+    } else if (QUIET_TOP.has(k)) b.key(k).free(v);
+    else if (isEmpty(v)) b.key(k).constant(v);
+    else return null;
+    if (b.failed) return null;
+  }
+  return b.close().build();
+}

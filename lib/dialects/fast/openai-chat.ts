@@ -1,0 +1,83 @@
+/**
+ * OpenAI-compatible Chat Completions fast path: a chunk with one choice whose
+ * delta carries only text (`content`) and/or reasoning (`reasoning_content`,
+ * `reasoning`), e.g.
+ * `{"id":"chatcmpl-…","object":"chat.completion.chunk","created":1754693439,"model":"gpt-4o",…,"usage":null,"choices":[{"index":0,"delta":{"content":"Hi"},"logprobs":null,"finish_reason":null}],"obfuscation":"…"}`.
+ * Once `start` went out, the handler reads nothing but `choices`, `usage`,
+ * `x_groq` and `error`: every other key (id, model, created, fingerprint,
+ * obfuscation…) is free. A finish_reason, a usage object, tool calls or a
+ * refusal take the parse path.
+ */
+import type { Json, JsonObject } from '../../events.js';
+import { TemplateBuilder, type Template } from './template.js';
+
+export const DELTA = 1;
+
+/** choices[0].index (absent: 0) */
+export const F_CHOICE = 0;
+export const F_CONTENT = 1;
+export const F_REASONING_CONTENT = 2;
+export const F_REASONING = 3;
+
+const DELTA_FIELDS: Record<string, number> = { content: F_CONTENT, reasoning_content: F_REASONING_CONTENT, reasoning: F_REASONING };
+
+function isObj(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function learnChatTemplate(p: JsonObject): Template | null {
+  const choices = p['choices'];
+  if (!Array.isArray(choices) || choices.length !== 1) return null;
+  const c = choices[0];
+  if (!isObj(c) || !isObj(c['delta'])) return null;
+  const b = new TemplateBuilder(DELTA).open();
+  for (const k in p) {
+    const v = p[k];
+    if (k === 'choices') {
+      b.key(k);
+      if (!choice(b, c)) return null;
+    } else if (k === 'usage' || k === 'error') {
+      if (v !== null) return null;
+      b.key(k).constant(v);
+    } else if (k === 'x_groq') return null;
+    else b.key(k).free(v);
+    if (b.failed) return null;
+  }
+  return b.close().build();
+}
+
+/** `[{"index":0,"delta":{…},"finish_reason":null,…}]` */
+function choice(b: TemplateBuilder, c: JsonObject): boolean {
+  b.openArray().element().open();
+  let sawDelta = false;
+  for (const k in c) {
+    const v = c[k];
+    if (k === 'index') b.key(k).int(F_CHOICE, v);
+    else if (k === 'finish_reason') {
+      if (v !== null) return false;
+      b.key(k).constant(v);
+    } else if (k === 'delta') {
+      b.key(k).open();
+      const d = v as JsonObject;
+      for (const dk in d) {
+        const dv = d[dk];
+        const f = DELTA_FIELDS[dk];
+        if (f !== undefined) {
+          if (typeof dv === 'string') {
+            b.key(dk).string(f, dv);
+            sawDelta = true;
+          } else if (dv === null) b.key(dk).constant(dv);
+          else return false;
+        } else if (dk === 'role') b.key(dk).free(dv);
+        else if (dk === 'refusal' || dk === 'tool_calls' || dk === 'function_call') {
+          if (dv !== null) return false;
+          b.key(dk).constant(dv);
+        } else return false;
+      }
+      b.close();
+    } else b.key(k).free(v);
+    if (b.failed) return false;
+  }
+  b.close().closeArray();
+  return sawDelta;
+}

@@ -1,74 +1,17 @@
 import t, { type Test } from 'tap';
-import type { DialectOption, Json, JsonObject, UnifiedEvent } from '../../lib/events.js';
-import { decodeAll } from '../../lib/pipeline/events-stage.js';
-import { chunkings, quickChunkings } from '../helpers/chunks.js';
-import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import type { DialectOption, JsonObject, UnifiedEvent } from '../../lib/events.js';
+import { corpusFile, corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { decodeEvents, stable, type Input } from '../helpers/decode.js';
+import { eventLines, outlineLines } from '../helpers/event-lines.js';
+import { ofType, rawPayloads } from '../helpers/events.js';
+import { typedSse as sse } from '../helpers/sse.js';
 
 const DIALECT = 'xai-responses';
 
-function decode(input: Buffer | string | Buffer[], dialect: DialectOption = DIALECT): UnifiedEvent[] {
-  const chunks = Array.isArray(input) ? input : [typeof input === 'string' ? Buffer.from(input) : input];
-  return decodeAll(chunks, { dialect });
-}
+const decode = (input: Input, dialect: DialectOption = DIALECT): UnifiedEvent[] => decodeEvents(input, { dialect });
 
-function sse(...payloads: object[]): string {
-  return payloads.map((p) => `event: ${(p as { type?: string }).type ?? 'message'}\ndata: ${JSON.stringify(p)}\n\n`).join('');
-}
-
-function isObj(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** One line per event (raw payloads reduced to their type). */
-function line(e: UnifiedEvent): string {
-  let s: string;
-  switch (e.type) {
-    case 'start':
-      s = `start ${e.id} ${e.model}`;
-      break;
-    case 'text_delta':
-      s = `text ${e.index}/${e.contentIndex} ${JSON.stringify(e.text)}`;
-      break;
-    case 'reasoning_delta':
-      s = `reasoning ${e.index}/${e.contentIndex} ${JSON.stringify(e.text)}`;
-      break;
-    case 'tool_call_start':
-      s = `tool_start ${e.index} ${e.id} ${e.name}`;
-      break;
-    case 'tool_call_delta':
-      s = `tool_delta ${e.index} ${e.id} ${e.argumentsDelta}`;
-      break;
-    case 'tool_call_done':
-      s = `tool_done ${e.index} ${e.id} ${e.name} ${e.arguments}`;
-      break;
-    case 'signature':
-      s = `signature ${e.index} ${e.kind} ${e.signature}`;
-      break;
-    case 'usage':
-      s = `usage in=${e.inputTokens} out=${e.outputTokens} total=${e.totalTokens} reasoning=${e.reasoningTokens} cached=${e.cachedInputTokens}`;
-      break;
-    case 'done':
-      s = `done ${e.stopReason} ${e.providerReason}`;
-      break;
-    case 'error':
-      s = `error ${e.code} ${e.terminal ? 'terminal' : 'non-terminal'}`;
-      break;
-    case 'raw':
-      s = `raw ${isObj(e.event) ? String(e.event['type']) : JSON.stringify(e.event)}`;
-      break;
-    default:
-      s = e.type;
-  }
-  return e.cursor === undefined ? s : `${s} @${e.cursor}`;
-}
-
-const lines = (events: UnifiedEvent[]): string[] => events.map(line);
-
-const ofType = <K extends UnifiedEvent['type']>(events: UnifiedEvent[], type: K): Extract<UnifiedEvent, { type: K }>[] =>
-  events.filter((e): e is Extract<UnifiedEvent, { type: K }> => e.type === type);
-
-const rawPayloads = (events: UnifiedEvent[], type: string): JsonObject[] =>
-  events.flatMap((e) => (e.type === 'raw' && isObj(e.event) && e.event['type'] === type ? [e.event] : []));
+/** One line per event (raw payloads reduced to their type; refusals are not marked here). */
+const lines = (events: UnifiedEvent[]): string[] => eventLines(events);
 
 function joinedText(events: UnifiedEvent[], type: 'text_delta' | 'reasoning_delta', index: number): string {
   return events
@@ -77,18 +20,8 @@ function joinedText(events: UnifiedEvent[], type: 'text_delta' | 'reasoning_delt
     .join('');
 }
 
-function sameUnderChunkings(tt: Test, input: Buffer, quick: boolean): void {
-  const want = JSON.stringify(decode(input));
-  let bad = 0;
-  for (const c of quick ? quickChunkings(input) : chunkings(input)) {
-    if (JSON.stringify(decode(c.chunks)) !== want) {
-      bad++;
-      tt.fail(`chunking ${c.name} differs`);
-      if (bad > 3) break;
-    }
-  }
-  if (bad === 0) tt.pass('identical under every chunking');
-}
+const sameUnderChunkings = (tt: Test, input: Buffer, quick: boolean): UnifiedEvent[] =>
+  stable(tt, input, { dialect: DIALECT }, { quick, message: 'identical under every chunking' });
 
 t.test('fixture: reasoning summary, encrypted reasoning, whole-JSON function call', (tt) => {
   const input = fixture('xai-responses/reasoning-function-call.sse');
@@ -183,14 +116,9 @@ t.test('corpus: every file decodes the same under every chunking, one done per r
   tt.end();
 });
 
-function corpusEvents(name: string): UnifiedEvent[] {
-  const f = corpus.find((c) => c.name === `xai-responses/${name}`);
-  if (f === undefined) throw new Error(`missing corpus file ${name}`);
-  return decode(f.bytes);
-}
+const corpusEvents = (name: string): UnifiedEvent[] => decode(corpusFile(`${DIALECT}/${name}`));
 
-const summary = (events: UnifiedEvent[]): string[] =>
-  lines(events).filter((l) => !l.startsWith('raw') && !l.startsWith('text') && !l.startsWith('reasoning') && !l.startsWith('tool_delta'));
+const summary = (events: UnifiedEvent[]): string[] => outlineLines(lines(events));
 
 t.test('corpus: what each file exercises', { skip: !hasCorpus && 'no corpus' }, (tt) => {
   tt.test('vercel-ai--text-with-reasoning: summary deltas, usage incl. reasoning', (ft) => {

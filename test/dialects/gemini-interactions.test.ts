@@ -1,23 +1,10 @@
 import t, { type Test } from 'tap';
-import { decodeAll, type EventsStageOptions } from '../../lib/pipeline/events-stage.js';
 import type { UnifiedEvent } from '../../lib/events.js';
-import { chunkings, quickChunkings, type Chunking } from '../helpers/chunks.js';
 import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { decodeEvents as decode, stable } from '../helpers/decode.js';
+import { doneReasons as doneOf, ofType as of, texts as textOf, usageCounts as usageOf, withoutRaw } from '../helpers/events.js';
 
 type Ev = UnifiedEvent;
-
-function decode(buf: Buffer, options: EventsStageOptions = {}): Ev[] {
-  return decodeAll([buf], options);
-}
-
-function stable(t: Test, buf: Buffer, options: EventsStageOptions, gen: Iterable<Chunking>): Ev[] {
-  const whole = decode(buf, options);
-  const expected = JSON.stringify(whole);
-  const bad: string[] = [];
-  for (const { name, chunks } of gen) if (JSON.stringify(decodeAll(chunks, options)) !== expected) bad.push(name);
-  t.same(bad, [], 'identical events under every chunking');
-  return whole;
-}
 
 /** Compact view: raw payloads become their event_type (or the sentinel), usage/error drop `raw`. */
 function view(evs: Ev[]): unknown[] {
@@ -27,32 +14,9 @@ function view(evs: Ev[]): unknown[] {
       const kind = typeof ev === 'object' && ev !== null && !Array.isArray(ev) ? ev['event_type'] : ev;
       return e.cursor === undefined ? { type: 'raw', kind } : { type: 'raw', kind, cursor: e.cursor };
     }
-    if (e.type === 'usage' || e.type === 'error') {
-      const { raw: _raw, ...rest } = e;
-      return rest;
-    }
-    return e;
+    return withoutRaw(e);
   });
 }
-
-const of = <K extends Ev['type']>(evs: Ev[], type: K): Extract<Ev, { type: K }>[] =>
-  evs.filter((e): e is Extract<Ev, { type: K }> => e.type === type);
-
-const textOf = (evs: Ev[]): string =>
-  of(evs, 'text_delta')
-    .map((e) => e.text)
-    .join('');
-
-const doneOf = (evs: Ev[]) => of(evs, 'done').map((e) => ({ stopReason: e.stopReason, providerReason: e.providerReason }));
-
-const usageOf = (evs: Ev[]) =>
-  of(evs, 'usage').map(({ inputTokens, outputTokens, totalTokens, reasoningTokens, cachedInputTokens }) => ({
-    inputTokens,
-    outputTokens,
-    totalTokens,
-    reasoningTokens,
-    cachedInputTokens,
-  }));
 
 function invariants(t: Test, evs: Ev[]): void {
   t.equal(of(evs, 'error').filter((e) => e.code === 'invalid_json').length, 0, 'no invalid_json');
@@ -67,7 +31,7 @@ function invariants(t: Test, evs: Ev[]): void {
 }
 
 function check(t: Test, buf: Buffer, quick = false): Ev[] {
-  const evs = stable(t, buf, {}, quick ? quickChunkings(buf) : chunkings(buf));
+  const evs = stable(t, buf, {}, { quick });
   invariants(t, evs);
   t.same(decode(buf, { dialect: 'gemini-interactions' }), evs, 'explicit dialect gives the same events');
   return evs;

@@ -1,28 +1,15 @@
 import t, { type Test } from 'tap';
-import { decodeAll, type EventsStageOptions } from '../../lib/pipeline/events-stage.js';
+import type { EventsStageOptions } from '../../lib/pipeline/events-stage.js';
 import type { Json, UnifiedEvent } from '../../lib/events.js';
 import { PartialArgsAssembler, parseJsonPath } from '../../lib/dialects/gemini.js';
-import { chunkings, quickChunkings, type Chunking } from '../helpers/chunks.js';
 import { corpusFile, corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { decodeEvents as decode, stable } from '../helpers/decode.js';
+import { doneReasons as doneOf, ofType as of, texts, usageCounts as usageOf, withoutRaw } from '../helpers/events.js';
 
 // ---------------------------------------------------------------------------
 // helpers
 
 type Ev = UnifiedEvent;
-
-function decode(buf: Buffer, options: EventsStageOptions = {}): Ev[] {
-  return decodeAll([buf], options);
-}
-
-/** Same events for every chunking as for the whole input (one assertion, listing the chunkings that differ). */
-function stable(t: Test, buf: Buffer, options: EventsStageOptions, gen: Iterable<Chunking>): Ev[] {
-  const whole = decode(buf, options);
-  const expected = JSON.stringify(whole);
-  const bad: string[] = [];
-  for (const { name, chunks } of gen) if (JSON.stringify(decodeAll(chunks, options)) !== expected) bad.push(name);
-  t.same(bad, [], 'identical events under every chunking');
-  return whole;
-}
 
 /** Compact view for exact-sequence assertions: raw payloads become their top-level keys, usage/error drop `raw`. */
 function view(evs: Ev[]): unknown[] {
@@ -32,22 +19,12 @@ function view(evs: Ev[]): unknown[] {
       const keys = typeof ev === 'object' && ev !== null && !Array.isArray(ev) ? Object.keys(ev).join(',') : ev;
       return e.choice === undefined ? { type: 'raw', keys } : { type: 'raw', keys, choice: e.choice };
     }
-    if (e.type === 'usage' || e.type === 'error') {
-      const { raw: _raw, ...rest } = e;
-      return rest;
-    }
-    return e;
+    return withoutRaw(e);
   });
 }
 
-const of = <K extends Ev['type']>(evs: Ev[], type: K): Extract<Ev, { type: K }>[] =>
-  evs.filter((e): e is Extract<Ev, { type: K }> => e.type === type);
-
-const textOf = (evs: Ev[], choice?: number): string =>
-  of(evs, 'text_delta')
-    .filter((e) => e.choice === choice)
-    .map((e) => e.text)
-    .join('');
+/** The text of one choice (candidate 0 when none is given). */
+const textOf = (evs: Ev[], choice?: number): string => texts(evs, (e) => e.choice === choice);
 
 const reasoningOf = (evs: Ev[]): string =>
   of(evs, 'reasoning_delta')
@@ -56,19 +33,6 @@ const reasoningOf = (evs: Ev[]): string =>
 
 const calls = (evs: Ev[]): { name: string; arguments: string }[] =>
   of(evs, 'tool_call_done').map((e) => ({ name: e.name, arguments: e.arguments }));
-
-const usageOf = (evs: Ev[]) => {
-  const u = of(evs, 'usage');
-  return u.map(({ inputTokens, outputTokens, totalTokens, reasoningTokens, cachedInputTokens }) => ({
-    inputTokens,
-    outputTokens,
-    totalTokens,
-    reasoningTokens,
-    cachedInputTokens,
-  }));
-};
-
-const doneOf = (evs: Ev[]) => of(evs, 'done').map((e) => ({ stopReason: e.stopReason, providerReason: e.providerReason }));
 
 /** Invariants every Gemini output must satisfy. */
 function invariants(t: Test, evs: Ev[]): void {
@@ -97,7 +61,7 @@ function invariants(t: Test, evs: Ev[]): void {
 }
 
 function check(t: Test, buf: Buffer, options: EventsStageOptions = {}, quick = false): Ev[] {
-  const evs = stable(t, buf, options, quick ? quickChunkings(buf) : chunkings(buf));
+  const evs = stable(t, buf, options, { quick });
   invariants(t, evs);
   return evs;
 }

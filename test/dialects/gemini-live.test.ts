@@ -4,66 +4,17 @@ import { createAutoFramer } from '../../lib/framing/detect.js';
 import { createJsonValuesFramer } from '../../lib/framing/json-values.js';
 import { createDecoder } from '../../lib/dialects/decoder.js';
 import { createNormalizer } from '../../lib/dialects/normalizer.js';
-import { decodeAll } from '../../lib/pipeline/events-stage.js';
 import { chain, runStage } from '../../lib/stage.js';
-import { chunkings, quickChunkings } from '../helpers/chunks.js';
 import { corpusFile, corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { decodeEvents as run, stable } from '../helpers/decode.js';
+import { briefs, countType, rawLabel, texts } from '../helpers/events.js';
 
 type Ev = UnifiedEvent;
 
-function run(input: Buffer | string): Ev[] {
-  return decodeAll([typeof input === 'string' ? Buffer.from(input) : input]);
-}
-
-/** Events of every chunking must equal the whole-input events; returns them. */
-function stable(tt: Test, input: Buffer, quick = false): Ev[] {
-  const whole = run(input);
-  let same = true;
-  for (const { name, chunks } of quick ? quickChunkings(input) : chunkings(input)) {
-    const got = decodeAll(chunks);
-    if (JSON.stringify(got) !== JSON.stringify(whole)) {
-      tt.same(got, whole, `chunking ${name}`);
-      same = false;
-      break;
-    }
-  }
-  tt.ok(same, 'identical events under every chunking');
-  return whole;
-}
-
-function label(e: Json): string {
-  if (typeof e !== 'object' || e === null || Array.isArray(e)) return JSON.stringify(e);
-  if (e['dir'] === 'send') return 'send';
-  return Object.keys(e).join(',');
-}
-
+/** Raw payloads are named by their top-level keys (Live messages have no `type`). */
+const label = (e: Json): string => rawLabel(e, 'keys');
 /** Comparable summary: raw events by their payload's keys, usage/error without the provider object. */
-function brief(ev: Ev): Json {
-  switch (ev.type) {
-    case 'raw':
-      return `raw:${label(ev.event)}`;
-    case 'usage': {
-      const { raw: _raw, ...rest } = ev;
-      return rest as unknown as Json;
-    }
-    case 'error': {
-      const { raw: _raw, ...rest } = ev;
-      return rest as unknown as Json;
-    }
-    default:
-      return ev as unknown as Json;
-  }
-}
-
-function texts(evs: Ev[], pred: (e: Ev & { type: 'text_delta' }) => boolean = () => true): string {
-  const out: string[] = [];
-  for (const e of evs) if (e.type === 'text_delta' && pred(e)) out.push(e.text);
-  return out.join('');
-}
-
-function countType(evs: Ev[], type: Ev['type']): number {
-  return evs.filter((e) => e.type === type).length;
-}
+const brief = briefs('keys');
 
 /** The messages of a JSON-values input (pretty-printed or NDJSON), as parsed values and texts. */
 function messages(input: Buffer): { texts: string[]; values: Json[] } {
@@ -225,7 +176,7 @@ t.test('NDJSON, pretty-printed, capture-record and HAR forms give the same event
     const { texts: prettyTexts, values } = messages(fixture(`gemini-live/${name}.json`));
     const want = run(fixture(`gemini-live/${name}.json`));
     for (const [form, bytes] of Object.entries(forms(values, prettyTexts))) {
-      tt.same(form === 'har' ? run(bytes) : stable(tt, bytes, true), want, `${name}: ${form}`);
+      tt.same(form === 'har' ? run(bytes) : stable(tt, bytes, {}, { quick: true }), want, `${name}: ${form}`);
     }
   }
   tt.end();
@@ -422,7 +373,7 @@ t.test('corpus gemini-live', { skip: hasCorpus ? false : 'no corpus' }, (tt) => 
   tt.equal(files.length, 12);
   for (const f of files) {
     tt.test(f.name, (t2) => {
-      const evs = stable(t2, f.bytes, true);
+      const evs = stable(t2, f.bytes, {}, { quick: true });
       t2.equal(evs.filter((e) => e.type === 'error' && e.code === 'invalid_json').length, 0, 'no invalid_json');
       t2.equal(countType(evs, 'start'), 1, 'one turn');
       t2.equal(countType(evs, 'done'), 1, 'exactly one done per response');

@@ -2,59 +2,17 @@ import t, { type Test } from 'tap';
 import type { Json, UnifiedEvent } from '../../lib/events.js';
 import { createNormalizer } from '../../lib/dialects/normalizer.js';
 import { createMessageDecoder } from '../../lib/dialects/capture.js';
-import { decodeAll } from '../../lib/pipeline/events-stage.js';
 import { chain, runStage } from '../../lib/stage.js';
-import { chunkings, quickChunkings } from '../helpers/chunks.js';
 import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { decodeEvents as run, detectedDialect, stable } from '../helpers/decode.js';
+import { briefs, countType as count, rawLabel, texts } from '../helpers/events.js';
 
 type Ev = UnifiedEvent;
 
-function run(input: Buffer | string): Ev[] {
-  return decodeAll([typeof input === 'string' ? Buffer.from(input) : input]);
-}
+/** Raw payloads are named by their `type`. */
+const label = (e: Json): string => rawLabel(e, 'type');
+const brief = briefs('type');
 
-function stable(tt: Test, input: Buffer, quick = false): Ev[] {
-  const whole = run(input);
-  let same = true;
-  for (const { name, chunks } of quick ? quickChunkings(input) : chunkings(input)) {
-    const got = decodeAll(chunks);
-    if (JSON.stringify(got) !== JSON.stringify(whole)) {
-      tt.same(got, whole, `chunking ${name}`);
-      same = false;
-      break;
-    }
-  }
-  tt.ok(same, 'identical events under every chunking');
-  return whole;
-}
-
-function label(e: Json): string {
-  if (typeof e !== 'object' || e === null || Array.isArray(e)) return JSON.stringify(e);
-  if (e['dir'] === 'send') return 'send';
-  return typeof e['type'] === 'string' ? e['type'] : Object.keys(e).join(',');
-}
-
-function brief(ev: Ev): Json {
-  switch (ev.type) {
-    case 'raw':
-      return `raw:${label(ev.event)}`;
-    case 'usage':
-    case 'error': {
-      const { raw: _raw, ...rest } = ev;
-      return rest as unknown as Json;
-    }
-    default:
-      return ev as unknown as Json;
-  }
-}
-
-function texts(evs: Ev[], pred: (e: Ev & { type: 'text_delta' }) => boolean = () => true): string {
-  const out: string[] = [];
-  for (const e of evs) if (e.type === 'text_delta' && pred(e)) out.push(e.text);
-  return out.join('');
-}
-
-const count = (evs: Ev[], type: Ev['type']): number => evs.filter((e) => e.type === type).length;
 const isSend = (e: Ev): boolean => e.type === 'raw' && label(e.event) === 'send';
 
 const start = (id: string | null, model: string | null = 'gpt-realtime') => ({ type: 'start', id, model, dialect: 'openai-realtime' });
@@ -184,10 +142,8 @@ const expected: Record<string, Json[]> = {
 
 for (const [name, want] of Object.entries(expected)) {
   t.test(`fixture openai-realtime/${name}.jsonl`, (tt) => {
-    let dialect = '';
     const bytes = fixture(`openai-realtime/${name}.jsonl`);
-    decodeAll([bytes], { onDialect: (d) => (dialect = d) });
-    tt.equal(dialect, 'openai-realtime');
+    tt.equal(detectedDialect(bytes), 'openai-realtime');
     tt.same(stable(tt, bytes).map(brief), want);
     tt.end();
   });
@@ -208,9 +164,9 @@ t.test('the same messages as NDJSON, capture records, a HAR export and whole mes
     const want = run(bytes);
     const lines = bytes.toString('utf8').split('\n').filter((l) => l !== '');
     const capture = lines.map((l) => JSON.stringify({ dir: 'recv', data: l })).join('\n');
-    tt.same(stable(tt, Buffer.from(capture), true), want, `${name}: capture records`);
+    tt.same(stable(tt, Buffer.from(capture), {}, { quick: true }), want, `${name}: capture records`);
     const pretty = lines.map((l) => JSON.stringify(JSON.parse(l), null, 2)).join('\n');
-    tt.same(stable(tt, Buffer.from(pretty), true), want, `${name}: pretty-printed`);
+    tt.same(stable(tt, Buffer.from(pretty), {}, { quick: true }), want, `${name}: pretty-printed`);
     const har = { log: { entries: [{ _webSocketMessages: lines.map((data, i) => ({ type: 'receive', time: i, opcode: 1, data })) }] } };
     tt.same(run(JSON.stringify(har)), want, `${name}: HAR`);
     // messages from a WebSocket client, as strings, Buffers and parsed objects
@@ -399,7 +355,7 @@ t.test('corpus openai-realtime', { skip: hasCorpus ? false : 'no corpus' }, (tt)
   tt.equal(files.length, 8);
   for (const f of files) {
     tt.test(f.name, (t2) => {
-      const evs = stable(t2, f.bytes, true);
+      const evs = stable(t2, f.bytes, {}, { quick: true });
       const spec = corpusChecks[f.name.slice('openai-realtime/'.length)];
       if (spec === undefined) {
         t2.fail('no concrete checks for this file');

@@ -1,55 +1,15 @@
-import t, { type Test } from 'tap';
+import t from 'tap';
 import type { DialectName, Json, UnifiedEvent } from '../../lib/events.js';
-import { decodeAll } from '../../lib/pipeline/events-stage.js';
-import { chunkings, quickChunkings } from '../helpers/chunks.js';
 import { corpusFile, fixture, hasCorpus } from '../helpers/corpus.js';
+import { decodeEvents, detectedDialect as detected, stable } from '../helpers/decode.js';
+import { briefs } from '../helpers/events.js';
 
 type Ev = UnifiedEvent;
 
-function run(input: Buffer | string, dialect?: DialectName): Ev[] {
-  return decodeAll([typeof input === 'string' ? Buffer.from(input) : input], dialect === undefined ? {} : { dialect });
-}
+const run = (input: Buffer | string, dialect?: DialectName): Ev[] => decodeEvents(input, dialect === undefined ? {} : { dialect });
 
-function detected(input: Buffer | string): string | null {
-  let name: string | null = null;
-  decodeAll([typeof input === 'string' ? Buffer.from(input) : input], { onDialect: (d) => (name = d) });
-  return name;
-}
-
-function stable(tt: Test, input: Buffer, quick = false): Ev[] {
-  const whole = run(input);
-  let same = true;
-  for (const { name, chunks } of quick ? quickChunkings(input) : chunkings(input)) {
-    const got = decodeAll(chunks);
-    if (JSON.stringify(got) !== JSON.stringify(whole)) {
-      tt.same(got, whole, `chunking ${name}`);
-      same = false;
-      break;
-    }
-  }
-  tt.ok(same, 'identical events under every chunking');
-  return whole;
-}
-
-function label(e: Json): string {
-  if (typeof e !== 'object' || e === null || Array.isArray(e)) return JSON.stringify(e);
-  if (e['dir'] === 'send') return 'send';
-  return typeof e['type'] === 'string' ? e['type'] : Object.keys(e).join(',');
-}
-
-function brief(ev: Ev): Json {
-  switch (ev.type) {
-    case 'raw':
-      return `raw:${label(ev.event)}`;
-    case 'usage':
-    case 'error': {
-      const { raw: _raw, ...rest } = ev;
-      return rest as unknown as Json;
-    }
-    default:
-      return ev as unknown as Json;
-  }
-}
+/** Raw payloads are named by their `type`. */
+const brief = briefs('type');
 
 const uuid = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const A1 = 'AAABAAIAAwAEAAUABgAHAAgACQAKAAsADAANAA4ADwA=';
@@ -116,7 +76,7 @@ t.test('auto-detection: xAI from the model, conversation.created or ping; OpenAI
 t.test('the xAI corpus capture (compat endpoint in openai-realtime/)', { skip: hasCorpus ? false : 'no corpus' }, (tt) => {
   const bytes = corpusFile('openai-realtime/pydantic-ai--compat-xai-tool-call.ws.jsonl');
   tt.equal(detected(bytes), 'xai-realtime');
-  const evs = stable(tt, bytes, true);
+  const evs = stable(tt, bytes, {}, { quick: true });
   tt.equal(evs.filter((e) => e.type === 'start').length, 2);
   tt.same(evs.filter((e) => e.type === 'done').map(brief), [
     { type: 'done', stopReason: 'tool_use', providerReason: 'completed' },

@@ -1,31 +1,16 @@
-import t, { type Test } from 'tap';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import t from 'tap';
 import type { UnifiedEvent } from '../../lib/events.js';
-import { decodeAll, type EventsStageOptions } from '../../lib/pipeline/events-stage.js';
-import { chunkings, quickChunkings, type Chunking } from '../helpers/chunks.js';
-import { corpusFile, corpusFiles, fixture, hasCorpus, repoRoot } from '../helpers/corpus.js';
+import type { EventsStageOptions } from '../../lib/pipeline/events-stage.js';
+import { chunkings, quickChunkings } from '../helpers/chunks.js';
+import { corpusFile, corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { checkChunkings, decodeEvents } from '../helpers/decode.js';
+import { ofType, texts, withoutPayloads as view } from '../helpers/events.js';
+import { fixtureNames } from '../helpers/fixtures.js';
+import { dataSse as sse } from '../helpers/sse.js';
 
 const CHAT: EventsStageOptions = { dialect: 'openai-chat', framing: 'sse' };
 
-function run(input: Buffer | string, options: EventsStageOptions = CHAT): UnifiedEvent[] {
-  return decodeAll([typeof input === 'string' ? Buffer.from(input) : input], options);
-}
-
-/** Events with the bulky provider payloads left out, for exact sequence checks. */
-function view(evs: UnifiedEvent[]): Record<string, unknown>[] {
-  return evs.map((e) => {
-    const o: Record<string, unknown> = { ...e };
-    if (e.type === 'raw') delete o['event'];
-    else delete o['raw'];
-    return o;
-  });
-}
-
-/** SSE text for a list of payloads; strings are sent as they are (e.g. `[DONE]`). */
-function sse(...payloads: (object | string)[]): string {
-  return payloads.map((p) => `data: ${typeof p === 'string' ? p : JSON.stringify(p)}\n\n`).join('');
-}
+const run = (input: Buffer | string, options: EventsStageOptions = CHAT): UnifiedEvent[] => decodeEvents(input, options);
 
 function chunk(choices: object[], extra: object = {}): object {
   return { id: 'chatcmpl-t1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices, ...extra };
@@ -35,35 +20,8 @@ function delta(d: object, finish: string | null = null, index = 0): object {
   return { index, delta: d, logprobs: null, finish_reason: finish };
 }
 
-function ofType<K extends UnifiedEvent['type']>(evs: UnifiedEvent[], type: K): Extract<UnifiedEvent, { type: K }>[] {
-  return evs.filter((e): e is Extract<UnifiedEvent, { type: K }> => e.type === type);
-}
-
-function textOf(evs: UnifiedEvent[], choice?: number): string {
-  return ofType(evs, 'text_delta')
-    .filter((e) => e.refusal !== true && e.choice === choice)
-    .map((e) => e.text)
-    .join('');
-}
-
-function checkChunkings(
-  t: Test,
-  name: string,
-  buf: Buffer,
-  gen: (b: Buffer) => Iterable<Chunking>,
-  options: EventsStageOptions,
-): void {
-  const opts = { ...options, positions: true };
-  const expected = JSON.stringify(decodeAll([buf], opts));
-  const bad: string[] = [];
-  let n = 0;
-  for (const c of gen(buf)) {
-    n++;
-    if (JSON.stringify(decodeAll(c.chunks, opts)) !== expected) bad.push(c.name);
-  }
-  t.ok(n > 5, `${name}: ran ${n} chunkings`);
-  t.same(bad, [], `${name}: identical events under every chunking`);
-}
+/** The visible text (refusals left out) of one choice (choice 0 when none is given). */
+const textOf = (evs: UnifiedEvent[], choice?: number): string => texts(evs, (e) => e.refusal !== true && e.choice === choice);
 
 /** Response-closing dones: the ones without `choice`. */
 function mainDones(evs: UnifiedEvent[]) {
@@ -73,8 +31,7 @@ function mainDones(evs: UnifiedEvent[]) {
 // ---------------------------------------------------------------- fixtures
 
 t.test('fixtures: identical events under every chunking (explicit dialect and auto)', (t) => {
-  const dir = join(repoRoot, 'fixtures', 'openai-chat');
-  const names = readdirSync(dir).filter((f) => f.endsWith('.sse'));
+  const names = fixtureNames('openai-chat', '.sse');
   t.ok(names.length >= 5);
   for (const f of names) {
     const buf = fixture(`openai-chat/${f}`);

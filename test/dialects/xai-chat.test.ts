@@ -1,51 +1,21 @@
-import t, { type Test } from 'tap';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import t from 'tap';
 import type { UnifiedEvent } from '../../lib/events.js';
-import { decodeAll, type EventsStageOptions } from '../../lib/pipeline/events-stage.js';
-import { chunkings, quickChunkings, type Chunking } from '../helpers/chunks.js';
-import { corpusFile, corpusFiles, fixture, hasCorpus, repoRoot } from '../helpers/corpus.js';
+import type { EventsStageOptions } from '../../lib/pipeline/events-stage.js';
+import { chunkings, quickChunkings } from '../helpers/chunks.js';
+import { corpusFile, corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { checkChunkings, decodeEvents } from '../helpers/decode.js';
+import { ofType, withoutPayloads as view } from '../helpers/events.js';
+import { fixtureNames } from '../helpers/fixtures.js';
+import { dataSse as sse } from '../helpers/sse.js';
 
 const XAI: EventsStageOptions = { dialect: 'xai-chat', framing: 'sse' };
 
-function run(input: Buffer | string, options: EventsStageOptions = XAI): UnifiedEvent[] {
-  return decodeAll([typeof input === 'string' ? Buffer.from(input) : input], options);
-}
-
-function view(evs: UnifiedEvent[]): Record<string, unknown>[] {
-  return evs.map((e) => {
-    const o: Record<string, unknown> = { ...e };
-    if (e.type === 'raw') delete o['event'];
-    else delete o['raw'];
-    return o;
-  });
-}
-
-function ofType<K extends UnifiedEvent['type']>(evs: UnifiedEvent[], type: K): Extract<UnifiedEvent, { type: K }>[] {
-  return evs.filter((e): e is Extract<UnifiedEvent, { type: K }> => e.type === type);
-}
+const run = (input: Buffer | string, options: EventsStageOptions = XAI): UnifiedEvent[] => decodeEvents(input, options);
 
 function joined(evs: UnifiedEvent[], type: 'text_delta' | 'reasoning_delta'): string {
   return ofType(evs, type)
     .map((e) => e.text)
     .join('');
-}
-
-function checkChunkings(t: Test, name: string, buf: Buffer, gen: (b: Buffer) => Iterable<Chunking>): void {
-  const opts = { ...XAI, positions: true };
-  const expected = JSON.stringify(decodeAll([buf], opts));
-  const bad: string[] = [];
-  let n = 0;
-  for (const c of gen(buf)) {
-    n++;
-    if (JSON.stringify(decodeAll(c.chunks, opts)) !== expected) bad.push(c.name);
-  }
-  t.ok(n > 5, `${name}: ran ${n} chunkings`);
-  t.same(bad, [], `${name}: identical events under every chunking`);
-}
-
-function sse(...payloads: (object | string)[]): string {
-  return payloads.map((p) => `data: ${typeof p === 'string' ? p : JSON.stringify(p)}\n\n`).join('');
 }
 
 const usageChunk = (usage: object) => ({
@@ -58,12 +28,11 @@ const usageChunk = (usage: object) => ({
 });
 
 t.test('fixtures: identical events under every chunking; auto detects xai-chat', (t) => {
-  const dir = join(repoRoot, 'fixtures', 'xai-chat');
-  const names = readdirSync(dir).filter((f) => f.endsWith('.sse'));
+  const names = fixtureNames('xai-chat', '.sse');
   t.ok(names.length >= 1);
   for (const f of names) {
     const buf = fixture(`xai-chat/${f}`);
-    checkChunkings(t, f, buf, (b) => chunkings(b));
+    checkChunkings(t, f, buf, (b) => chunkings(b), XAI);
     const auto = run(buf, {});
     t.match(auto[0], { type: 'start', dialect: 'xai-chat' }, `${f}: auto-detected from the grok model`);
     t.same(auto, run(buf), `${f}: auto gives the same events`);
@@ -101,7 +70,7 @@ t.test('corpus: chunking-independent, valid, one start and one done', { skip: !h
   const files = corpusFiles(['xai-chat']);
   t.equal(files.length, 3);
   for (const f of files) {
-    checkChunkings(t, f.name, f.bytes, quickChunkings);
+    checkChunkings(t, f.name, f.bytes, quickChunkings, XAI);
     const evs = run(f.bytes);
     t.notOk(evs.some((e) => e.type === 'error'), `${f.name}: no error`);
     t.equal(ofType(evs, 'start').length, 1, `${f.name}: one start`);

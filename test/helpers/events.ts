@@ -64,3 +64,13 @@ export function rawLabel(payload: Json, by: RawLabelling): string {
 export function briefs(by: RawLabelling): (e: Ev) => Json {
   return (e) => (e.type === 'raw' ? `raw:${rawLabel(e.event, by)}` : (withoutRaw(e) as unknown as Json));
 }
+
+/** Events with the bulky provider payloads left out (`event` of raw events, `raw` of the others), for exact sequence checks. */
+export function withoutPayloads(events: Ev[]): Record<string, unknown>[] {
+  return events.map((e) => {
+    const o: Record<string, unknown> = { ...e };
+    if (e.type === 'raw') delete o['event'];
+    else delete o['raw'];
+    return o;
+  });
+}

@@ -3,20 +3,14 @@ import type { DialectOption, UnifiedEvent, UsageEvent } from '../../lib/events.j
 import { createFramer } from '../../lib/framing/detect.js';
 import { decodeAll } from '../../lib/pipeline/events-stage.js';
 import { runStage } from '../../lib/stage.js';
-import { chunkings, quickChunkings } from '../helpers/chunks.js';
+import { chunkings } from '../helpers/chunks.js';
 import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { decodeEvents, differingChunkings, stable, type Input } from '../helpers/decode.js';
+import { typedSse as sse } from '../helpers/sse.js';
 
 const DIALECT = 'anthropic-messages';
 
-function decode(input: Buffer | string | Buffer[], dialect: DialectOption = DIALECT): UnifiedEvent[] {
-  const chunks = Array.isArray(input) ? input : [typeof input === 'string' ? Buffer.from(input) : input];
-  return decodeAll(chunks, { dialect });
-}
-
-/** Builds an SSE body from payloads (event name = payload type, as Anthropic sends it). */
-function sse(...payloads: object[]): string {
-  return payloads.map((p) => `event: ${(p as { type?: string }).type ?? 'message'}\ndata: ${JSON.stringify(p)}\n\n`).join('');
-}
+const decode = (input: Input, dialect: DialectOption = DIALECT): UnifiedEvent[] => decodeEvents(input, { dialect });
 
 /** What a stream says, folded: text and reasoning per index, tool calls, signatures, last usage, done, errors. */
 interface Summary {
@@ -143,15 +137,8 @@ const FIXTURES = [
 t.test('fixtures give identical events under every chunking', (t) => {
   for (const name of FIXTURES) {
     const bytes = fixture(`${DIALECT}/${name}`);
-    const expected = decode(bytes);
-    const ref = JSON.stringify(expected);
-    const mismatched: string[] = [];
-    let runs = 0;
-    for (const { name: how, chunks } of chunkings(bytes)) {
-      runs++;
-      if (JSON.stringify(decode(chunks)) !== ref) mismatched.push(how);
-    }
-    t.same(mismatched, [], `${name}: ${runs} chunkings`);
+    const { whole: expected, differ, ran } = differingChunkings((chunks) => decode(chunks), bytes, chunkings(bytes));
+    t.same(differ, [], `${name}: ${ran} chunkings`);
     t.ok(expected.some((e) => e.type === 'done'), `${name} ends with done`);
   }
   t.end();
@@ -712,11 +699,7 @@ t.test('corpus', { skip: hasCorpus ? false : 'no corpus' }, (t) => {
   for (const file of files) {
     const base = file.name.slice(DIALECT.length + 1);
     t.test(base, (t) => {
-      const events = decode(file.bytes);
-      const ref = JSON.stringify(events);
-      const mismatched: string[] = [];
-      for (const { name, chunks } of quickChunkings(file.bytes)) if (JSON.stringify(decode(chunks)) !== ref) mismatched.push(name);
-      t.same(mismatched, [], 'identical events under every chunking');
+      const events = stable(t, file.bytes, { dialect: DIALECT }, { quick: true });
 
       if (base.endsWith('.body')) {
         // HTTP 404 body: the error is reported, not waited on.

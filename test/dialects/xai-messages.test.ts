@@ -6,20 +6,14 @@
  */
 import t from 'tap';
 import type { DialectOption, UnifiedEvent } from '../../lib/events.js';
-import { decodeAll } from '../../lib/pipeline/events-stage.js';
 import { chunkings } from '../helpers/chunks.js';
 import { fixture } from '../helpers/corpus.js';
+import { decodeEvents, differingChunkings, type Input } from '../helpers/decode.js';
+import { typedSse as sse } from '../helpers/sse.js';
 
 const DIALECT = 'xai-messages';
 
-function decode(input: Buffer | string | Buffer[], dialect: DialectOption = DIALECT): UnifiedEvent[] {
-  const chunks = Array.isArray(input) ? input : [typeof input === 'string' ? Buffer.from(input) : input];
-  return decodeAll(chunks, { dialect });
-}
-
-function sse(...payloads: object[]): string {
-  return payloads.map((p) => `event: ${(p as { type?: string }).type ?? 'message'}\ndata: ${JSON.stringify(p)}\n\n`).join('');
-}
+const decode = (input: Input, dialect: DialectOption = DIALECT): UnifiedEvent[] => decodeEvents(input, { dialect });
 
 /** Non-raw events, for sequences where only the unified meaning matters. */
 function meaningful(events: UnifiedEvent[]): UnifiedEvent[] {
@@ -59,14 +53,8 @@ t.test('thinking then text with index reuse and index-less deltas: exact events'
 
 t.test('fixture gives identical events under every chunking', (t) => {
   const bytes = fixture(FIXTURE);
-  const ref = JSON.stringify(decode(bytes));
-  const mismatched: string[] = [];
-  let runs = 0;
-  for (const { name, chunks } of chunkings(bytes)) {
-    runs++;
-    if (JSON.stringify(decode(chunks)) !== ref) mismatched.push(name);
-  }
-  t.same(mismatched, [], `${runs} chunkings`);
+  const { differ, ran } = differingChunkings((chunks) => decode(chunks), bytes, chunkings(bytes));
+  t.same(differ, [], `${ran} chunkings`);
   t.end();
 });
 

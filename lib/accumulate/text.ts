@@ -10,13 +10,18 @@ import { BEGIN, RESTART, ResponseTracker } from './response.js';
 
 export type TextBlockType = 'text' | 'refusal' | 'reasoning';
 
+/** Deltas joined at a time (see TextBlock.append). */
+const GROUP = 256;
+
 /** One block's state. `contentIndex` is -1 when the event carried none. */
 export class TextBlock {
   readonly type: TextBlockType;
   readonly choice: number;
   readonly index: number;
   readonly contentIndex: number;
+  /** The deltas; the first `grouped` entries are each GROUP deltas joined. */
   parts: string[] = [];
+  private grouped = 0;
   /** Set by the final accumulator when a signature belongs to this (reasoning) block. */
   signature: string | null = null;
 
@@ -27,6 +32,23 @@ export class TextBlock {
     this.contentIndex = contentIndex;
   }
 
+  /**
+   * Appends a delta. Every GROUP deltas are joined into one string: a long
+   * response then holds a few thousand flat strings instead of 10^5 small ones
+   * (each possibly a slice keeping its whole frame text alive), which the
+   * garbage collector would copy around until the response ends.
+   */
+  append(text: string): void {
+    const parts = this.parts;
+    parts.push(text);
+    if (parts.length - this.grouped >= GROUP) {
+      const group = parts.slice(this.grouped).join('');
+      parts.length = this.grouped;
+      parts.push(group);
+      this.grouped++;
+    }
+  }
+
   /** The block's text; collapses the parts so repeated reads do not re-join. */
   text(): string {
     const parts = this.parts;
@@ -34,6 +56,7 @@ export class TextBlock {
     if (parts.length === 0) return '';
     const joined = parts.join('');
     this.parts = [joined];
+    this.grouped = 1;
     return joined;
   }
 }
@@ -79,7 +102,7 @@ export class TextStore implements Utf8Source {
       this.last = block;
     }
     this.meter.add(text, this);
-    block.parts.push(text);
+    block.append(text);
   }
 
   /** The last reasoning block of (choice, index), if any. */

@@ -85,10 +85,7 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
     }
     const nameLen = colon - start;
     if (nameLen === 4 && isName(buf, start, 'data')) appendData(buf, v, end);
-    else if (nameLen === 5 && isName(buf, start, 'event')) {
-      eventType = utf8(buf, v, end);
-      if (!badUtf8 && replacedInvalidUtf8(eventType, buf, v, end)) badUtf8 = true;
-    }
+    else if (nameLen === 5 && isName(buf, start, 'event')) eventType = eventName(buf, v, end);
     else if (nameLen === 2 && isName(buf, start, 'id')) {
       const id = utf8(buf, v, end);
       if (!id.includes('\0')) lastEventId = id;
@@ -96,6 +93,23 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
       if (v < end && allDigits(buf, v, end)) retry = Number(buf.toString('latin1', v, end));
     }
     // any other field is ignored
+  }
+
+  /** The last ASCII event name decoded: streams repeat a handful of names, so most lines reuse it without decoding. */
+  let lastName = '';
+
+  function eventName(buf: Buffer, start: number, end: number): string {
+    const n = end - start;
+    const last = lastName;
+    if (n === last.length) {
+      let i = 0;
+      while (i < n && buf[start + i] === last.charCodeAt(i)) i++;
+      if (i === n) return last;
+    }
+    const name = utf8(buf, start, end);
+    if (!badUtf8 && replacedInvalidUtf8(name, buf, start, end)) badUtf8 = true;
+    if (name.length === n && n <= 64 && isAscii(name)) lastName = name;
+    return name;
   }
 
   function appendData(buf: Buffer, start: number, end: number): void {
@@ -127,6 +141,11 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
 
 function isName(buf: Buffer, start: number, name: string): boolean {
   for (let i = 0; i < name.length; i++) if (buf[start + i] !== name.charCodeAt(i)) return false;
+  return true;
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
   return true;
 }
 

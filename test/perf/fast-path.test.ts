@@ -149,3 +149,213 @@ t.test('the fast path is taken: most payloads of generated fixtures are never JS
   }
   t.end();
 });
+
+// ---------------------------------------------------------------------------
+// Texts a template must not take, and texts it takes only with the same result
+
+/** The payload texts JSON.parse saw during a fast-path run. */
+function parsedTexts(bytes: Buffer, config: Config): Set<string> {
+  const parse = JSON.parse;
+  const seen = new Set<string>();
+  JSON.parse = function (this: unknown, text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) {
+    if (typeof text === 'string') seen.add(text);
+    return parse.call(JSON, text, reviver) as unknown;
+  } as typeof JSON.parse;
+  try {
+    run([bytes], config, 'events', true, true);
+  } finally {
+    JSON.parse = parse;
+  }
+  return seen;
+}
+
+interface Variant {
+  /** What the variant is. */
+  name: string;
+  /** The payload text (one SSE data line). */
+  data: string;
+  /** True when the template must not take it (the parse path sees it). */
+  parsed: boolean;
+}
+
+/**
+ * Runs `head` (which teaches the templates), then each variant on its own in
+ * the same position, then `tail`; asserts fast on = off, and whether the
+ * variant reached JSON.parse.
+ */
+function variants(t: Test, config: Config, head: string[], variantList: Variant[], tail: string[], event = ''): void {
+  const sse = (data: string): string => `${event === '' ? '' : `event: ${event}\n`}data: ${data}\n\n`;
+  for (const v of variantList) {
+    const bytes = Buffer.from([...head, v.data, ...tail].map(sse).join(''));
+    for (const positions of [false, true]) {
+      t.strictSame(run([bytes], config, 'events', positions, true), run([bytes], config, 'events', positions, false), `${v.name}: same events (positions=${positions})`);
+    }
+    t.strictSame(run([bytes], config, 'final', false, true), run([bytes], config, 'final', false, false), `${v.name}: same final`);
+    t.equal(parsedTexts(bytes, config).has(v.data), v.parsed, `${v.name}: ${v.parsed ? 'parsed' : 'taken by the template'}`);
+  }
+}
+
+t.test('Anthropic: variants of a content_block_delta', (t) => {
+  const head = [
+    '{"type":"message_start","message":{"id":"msg_1","model":"claude","usage":{"input_tokens":3,"output_tokens":1}}}',
+    '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+    '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"first"}}',
+  ];
+  const tail = ['{"type":"content_block_stop","index":0}', '{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":5}}', '{"type":"message_stop"}'];
+  const d = (text: string, pad = ''): string => `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${text}}${pad}}`;
+  variants(t, { dialect: 'anthropic-messages' }, head, [
+    { name: 'same shape', data: d('"plain text"'), parsed: false },
+    { name: 'padding spaces', data: d('"padded"', '      '), parsed: false },
+    { name: 'whitespace between tokens', data: '{ "type" : "content_block_delta" , "index":0,"delta":{"type":"text_delta","text":"ws"} }', parsed: false },
+    { name: 'tab padding', data: d('"tab"', '\t'), parsed: false },
+    { name: 'escapes', data: d('"a\\nb\\"c\\\\d\\/e\\u00e9\\ud83d\\ude00\\t\\b\\f\\r\\u0000"'), parsed: false },
+    { name: 'lone surrogate escape', data: d('"x\\ud800y"'), parsed: false },
+    { name: 'non-ASCII and U+2028', data: d('"caf\u00e9 \u2028 \ud83d\ude00"'), parsed: false },
+    { name: 'empty text (raw)', data: d('""'), parsed: true },
+    { name: 'extra key in delta', data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","extra":1}}', parsed: true },
+    { name: 'extra top-level key', data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"},"extra":null}', parsed: true },
+    { name: 'different key order', data: '{"index":0,"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}', parsed: true },
+    { name: 'delta keys swapped', data: '{"type":"content_block_delta","index":0,"delta":{"text":"x","type":"text_delta"}}', parsed: true },
+    { name: 'duplicate key', data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"},"index":1}', parsed: true },
+    { name: 'duplicate text', data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","text":"y"}}', parsed: true },
+    { name: 'index with leading zero (invalid JSON)', data: d('"x"').replace('"index":0', '"index":00'), parsed: true },
+    { name: 'negative index', data: d('"x"').replace('"index":0', '"index":-1'), parsed: true },
+    { name: 'fractional index', data: d('"x"').replace('"index":0', '"index":0.5'), parsed: true },
+    { name: 'index 1e0', data: d('"x"').replace('"index":0', '"index":1e0'), parsed: true },
+    { name: 'another index', data: d('"x"').replace('"index":0', '"index":7'), parsed: false },
+    { name: 'invalid escape', data: d('"a\\x"'), parsed: true },
+    { name: 'short unicode escape', data: d('"a\\u12"'), parsed: true },
+    { name: 'raw control character', data: d('"a\tb"'), parsed: true },
+    { name: 'missing brace', data: d('"x"').slice(0, -1), parsed: true },
+    { name: 'text not a string', data: d('5'), parsed: true },
+    { name: 'thinking delta in a text block', data: '{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}}', parsed: true },
+    { name: 'input_json_delta outside a tool block', data: '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{"}}', parsed: true },
+    { name: 'trailing garbage', data: d('"x"') + 'x', parsed: true },
+    { name: 'trailing whitespace', data: d('"x"') + '  ', parsed: false },
+  ], tail, 'content_block_delta');
+  t.end();
+});
+
+t.test('Anthropic: input_json_delta after the tool block stopped stays raw', (t) => {
+  const head = [
+    '{"type":"message_start","message":{"id":"msg_1","model":"claude"}}',
+    '{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"f","input":{}}}',
+    '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\\"a\\""}}',
+    '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":":1"}}',
+    '{"type":"content_block_stop","index":0}',
+  ];
+  variants(t, { dialect: 'anthropic-messages' }, head, [
+    { name: 'late fragment', data: '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"}"}}', parsed: true },
+  ], ['{"type":"message_stop"}']);
+  t.end();
+});
+
+t.test('OpenAI Responses: variants of a text delta', (t) => {
+  const created = (seq: number): string => `{"type":"response.created","response":{"id":"resp_1","model":"gpt"},"sequence_number":${seq}}`;
+  const head = [
+    created(0),
+    '{"type":"response.output_item.added","item":{"id":"fc_1","type":"function_call","call_id":"call_1","name":"f","arguments":""},"output_index":0,"sequence_number":1}',
+    '{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"{","sequence_number":2}',
+    '{"type":"response.output_text.delta","sequence_number":3,"item_id":"msg_1","output_index":1,"content_index":0,"delta":"Hi","logprobs":[],"obfuscation":"abc"}',
+  ];
+  const tail = ['{"type":"response.completed","response":{"id":"resp_1","status":"completed","output":[]},"sequence_number":5}'];
+  const text = (seq: string, delta = '"more"', obf = '"xyz"'): string =>
+    `{"type":"response.output_text.delta","sequence_number":${seq},"item_id":"msg_1","output_index":1,"content_index":0,"delta":${delta},"logprobs":[],"obfuscation":${obf}}`;
+  variants(t, { dialect: 'openai-responses' }, head, [
+    { name: 'next sequence number', data: text('4'), parsed: false },
+    { name: 'sequence gap (error event, same from both paths)', data: text('9'), parsed: false },
+    { name: 'repeated sequence number', data: text('3'), parsed: false },
+    { name: 'another obfuscation', data: text('4', '"more"', '"qqqqqqqqqqqqqqqqqq"'), parsed: false },
+    { name: 'obfuscation not a string', data: text('4', '"more"', '5'), parsed: true },
+    { name: 'empty delta (raw)', data: text('4', '""'), parsed: true },
+    { name: 'logprobs not empty', data: text('4').replace('"logprobs":[]', '"logprobs":[{"token":"x"}]'), parsed: true },
+    { name: 'no sequence number', data: '{"type":"response.output_text.delta","item_id":"msg_1","output_index":1,"content_index":0,"delta":"x","logprobs":[],"obfuscation":"a"}', parsed: true },
+    { name: 'refusal delta', data: '{"type":"response.refusal.delta","sequence_number":4,"item_id":"msg_1","output_index":1,"content_index":0,"delta":"no"}', parsed: true },
+    { name: 'tool delta of a known call', data: '{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"}","sequence_number":4}', parsed: false },
+    { name: 'tool delta of an unknown call (orphan)', data: '{"type":"response.function_call_arguments.delta","item_id":"fc_9","output_index":7,"delta":"{}","sequence_number":4}', parsed: true },
+    { name: 'sequence number with leading zero', data: text('04'), parsed: true },
+    { name: 'huge sequence number', data: text('12345678901234567'), parsed: true },
+  ], tail, 'response.output_text.delta');
+  t.end();
+});
+
+t.test('OpenAI Chat: variants of a content chunk', (t) => {
+  const chunk = (delta: string, finish = 'null', extra = ''): string =>
+    `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","system_fingerprint":"fp_1","usage":null,"choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}]${extra}}`;
+  const head = [chunk('{"role":"assistant","content":"","refusal":null}'), chunk('{"content":"Hello"}')];
+  const tail = [chunk('{}', '"stop"'), '[DONE]'];
+  variants(t, { dialect: 'openai-chat' }, head, [
+    { name: 'same shape', data: chunk('{"content":" world"}'), parsed: false },
+    { name: 'another id and created', data: chunk('{"content":"x"}').replace('chatcmpl-1', 'chatcmpl-2').replace('"created":1', '"created":2.5e3'), parsed: false },
+    { name: 'finish_reason set', data: chunk('{"content":"x"}', '"length"'), parsed: true },
+    { name: 'usage object', data: chunk('{"content":"x"}').replace('"usage":null', '"usage":{"prompt_tokens":1}'), parsed: true },
+    { name: 'two choices', data: chunk('{"content":"x"}').replace('"choices":[{', '"choices":[{"index":1,"delta":{"content":"y"}},{'), parsed: true },
+    { name: 'choice index 1', data: chunk('{"content":"x"}').replace('"index":0', '"index":1'), parsed: false },
+    { name: 'empty content', data: chunk('{"content":""}'), parsed: true },
+    { name: 'refusal', data: chunk('{"refusal":"no"}'), parsed: true },
+    { name: 'tool call', data: chunk('{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":""}}]}'), parsed: true },
+    { name: 'error key', data: chunk('{"content":"x"}', 'null', ',"error":{"message":"boom"}'), parsed: true },
+    { name: 'extra top-level key', data: chunk('{"content":"x"}', 'null', ',"citations":["a"]'), parsed: true },
+  ], tail);
+  t.end();
+});
+
+t.test('Gemini: variants of a text chunk', (t) => {
+  const chunk = (part: string, cand = '', top = ''): string =>
+    `{"candidates":[{"content":{"parts":[${part}],"role":"model"}${cand},"index":0}],"usageMetadata":{"promptTokenCount":3,"totalTokenCount":5},"modelVersion":"gemini","responseId":"r1"${top}}`;
+  const head = [chunk('{"text":"Hello"}'), chunk('{"text":" there"}')];
+  const tail = [chunk('{"text":""}', ',"finishReason":"STOP"')];
+  variants(t, { dialect: 'gemini' }, head, [
+    { name: 'same shape', data: chunk('{"text":" world"}'), parsed: false },
+    { name: 'other usage numbers', data: chunk('{"text":"x"}').replace('"totalTokenCount":5', '"totalTokenCount":9'), parsed: false },
+    { name: 'usage gains a key', data: chunk('{"text":"x"}').replace('"totalTokenCount":5', '"totalTokenCount":9,"thoughtsTokenCount":2'), parsed: true },
+    { name: 'finishReason', data: chunk('{"text":"x"}', ',"finishReason":"MAX_TOKENS"'), parsed: true },
+    { name: 'thought part', data: chunk('{"text":"x","thought":true}'), parsed: true },
+    { name: 'signature on the part', data: chunk('{"text":"x","thoughtSignature":"sig"}'), parsed: true },
+    { name: 'two parts', data: chunk('{"text":"x"},{"text":"y"}'), parsed: true },
+    { name: 'function call', data: chunk('{"functionCall":{"name":"f","args":{}}}'), parsed: true },
+    { name: 'notable top-level key', data: chunk('{"text":"x"}', '', ',"promptFeedback":{"blockReason":"SAFETY"}'), parsed: true },
+    { name: 'notable candidate key', data: chunk('{"text":"x"}', ',"safetyRatings":[{"category":"x"}]'), parsed: true },
+    { name: 'empty text', data: chunk('{"text":""}'), parsed: true },
+  ], tail);
+  t.end();
+});
+
+t.test('Gemini Interactions: variants of a step.delta', (t) => {
+  const delta = (index: string, d: string, id = ''): string => `{"index":${index},"delta":${d},"event_type":"step.delta"${id}}`;
+  const head = [
+    '{"interaction":{"id":"v1_1","status":"in_progress","model":"gemini"},"event_type":"interaction.created"}',
+    '{"index":0,"step":{"type":"model_output"},"event_type":"step.start"}',
+    delta('0', '{"text":"Hello","type":"text"}'),
+    '{"index":1,"step":{"type":"function_call","id":"c1","name":"f","arguments":{}},"event_type":"step.start"}',
+    delta('1', '{"arguments":"{","type":"arguments_delta"}'),
+  ];
+  const tail = ['{"index":1,"event_type":"step.stop"}', '{"interaction":{"id":"v1_1","status":"completed"},"event_type":"interaction.completed"}', '[DONE]'];
+  variants(t, { dialect: 'gemini-interactions' }, head, [
+    { name: 'same shape', data: delta('0', '{"text":" world","type":"text"}'), parsed: false },
+    { name: 'arguments of an open call', data: delta('1', '{"arguments":"}","type":"arguments_delta"}'), parsed: false },
+    { name: 'arguments without a call', data: delta('5', '{"arguments":"}","type":"arguments_delta"}'), parsed: true },
+    { name: 'with an event_id (learned anew)', data: delta('0', '{"text":"x","type":"text"}', ',"event_id":"e1"'), parsed: true },
+    { name: 'empty text', data: delta('0', '{"text":"","type":"text"}'), parsed: true },
+    { name: 'unknown delta type', data: delta('0', '{"text":"x","type":"other"}'), parsed: true },
+  ], tail);
+  t.end();
+});
+
+t.test('unescapeJson decodes every escape as JSON.parse does', async (t) => {
+  const { unescapeJson } = await import('../../lib/dialects/fast/template.js');
+  const samples = ['plain', '', 'a"b', 'back\\slash', 'tab\tnl\nret\rff\fbs\b', '\u0000\u001f\u007f', 'é東🙂', '\ud800', 'x\udfffy', '/slash/', '\u2028\u2029'];
+  for (let i = 0; i < 500; i++) {
+    let s = '';
+    for (let j = 0; j < 12; j++) s += String.fromCharCode(Math.floor(Math.random() * (j % 3 === 0 ? 0x10000 : 0x80)));
+    samples.push(s);
+  }
+  // descriptions by number: a raw U+2028 in a TAP line would break the TAP stream
+  samples.forEach((s, i) => {
+    const body = JSON.stringify(s).slice(1, -1);
+    t.equal(unescapeJson(body), JSON.parse(`"${body}"`), `sample ${i}`);
+    const slashed = body.replace(/\//g, '\\/').replace(/[\u00e9]/g, '\\u00e9');
+    t.equal(unescapeJson(slashed), JSON.parse(`"${slashed}"`), `sample ${i} (escaped slash / é)`);
+  });
+  t.end();
+});

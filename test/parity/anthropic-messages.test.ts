@@ -7,6 +7,7 @@ import type { Message, MessageStreamEvent } from '@anthropic-ai/sdk/resources/me
 import type { ContentBlock, FinalResult } from '../../lib/accumulate/types.js';
 import type { Json, StopReason, Usage } from '../../lib/events.js';
 import { hasCorpus } from '../helpers/corpus.js';
+import { bothRan, endsInError, failedAsDocumented, oneFinal } from '../helpers/parity.js';
 import { anthropicFinal, NO_USAGE, ourFinals, parityInputs, parsedArguments, type AnthropicOutcome } from '../helpers/sdk.js';
 
 const inputs = parityInputs(['anthropic-messages'], ['anthropic-messages', 'quickstart']);
@@ -169,17 +170,12 @@ t.test('every anthropic-messages input: our final matches finalMessage()', { ski
     await t.test(input.name, async (tt) => {
       const sdk: AnthropicOutcome = await anthropicFinal(input.bytes, input.http);
       const { finals, thrown } = await ourFinals(input.bytes, 'anthropic-messages', input.http);
-      tt.equal(sdk.requests, 1, 'the SDK made one request');
-      tt.equal(thrown, null, 'llmstream did not throw');
-      tt.equal(finals.length, 1, 'one final');
-      const ours = finals[0]!;
+      bothRan(tt, sdk.requests, thrown);
+      const ours = oneFinal(tt, finals);
       const failure = SDK_FAILS[input.name];
       if (sdk.error !== undefined) {
-        tt.ok(failure, `SDK failure is expected: ${sdk.error.message.slice(0, 120)}`);
-        if (failure === undefined) return;
-        tt.match(sdk.error.message, failure, 'the SDK fails as documented');
-        tt.equal(ours.stopReason, 'error', 'we end in error');
-        tt.ok(ours.errors.length > 0, `we report it: ${ours.errors.map((e) => e.code).join(', ')}`);
+        if (!failedAsDocumented(tt, sdk.error, failure)) return;
+        endsInError(tt, ours);
         if (sdk.snapshot !== undefined) {
           // What the SDK had assembled before it failed, we kept: same blocks, same usage so far.
           const { content, cut } = assemble(sdk.snapshot, sdk.events);

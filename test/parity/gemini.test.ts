@@ -15,6 +15,7 @@ import type { FunctionCall, GenerateContentResponse, GenerateContentResponseUsag
 import type { FinalResult } from '../../lib/accumulate/types.js';
 import type { Json, StopReason, Usage } from '../../lib/events.js';
 import { hasCorpus } from '../helpers/corpus.js';
+import { bothRan, endsInError, failedAsDocumented, oneFinal } from '../helpers/parity.js';
 import { geminiChunks, NO_USAGE, ourChoice, ourFinals, parityInputs, type ChoiceView, type ParityInput } from '../helpers/sdk.js';
 
 const inputs = parityInputs(['gemini-sse', 'gemini-json-array'], ['gemini']);
@@ -231,18 +232,13 @@ t.test('every gemini input: our final matches the SDK chunks, concatenated', { s
     await t.test(input.name, async (tt) => {
       const sdk = await geminiChunks(sdkBytes(input), input.http);
       const { finals, thrown } = await ourFinals(input.bytes, 'gemini', input.http);
-      tt.equal(sdk.requests, 1, 'the SDK made one request');
-      tt.equal(thrown, null, 'llmstream did not throw');
-      tt.equal(finals.length, 1, 'one final');
-      const ours = finals[0]!;
+      bothRan(tt, sdk.requests, thrown);
+      const ours = oneFinal(tt, finals);
       const chunks = sdk.events;
       const failure = SDK_FAILS[input.name];
       if (sdk.error !== undefined) {
-        tt.ok(failure, `SDK failure is expected: ${sdk.error.message.slice(0, 120)}`);
-        if (failure === undefined) return;
-        tt.match(sdk.error.message, failure, 'the SDK fails as documented');
-        tt.equal(ours.stopReason, 'error', 'we end in error');
-        tt.ok(ours.errors.length > 0, `we report it: ${ours.errors.map((e) => e.code).join(', ')}`);
+        if (!failedAsDocumented(tt, sdk.error, failure)) return;
+        endsInError(tt, ours);
         // What the SDK yielded before it threw, we kept.
         const c0 = candidateView(chunks, 0);
         tt.strictSame({ text: ours.text, reasoning: ours.reasoning }, { text: c0.text, reasoning: c0.reasoning }, 'the text yielded before the failure');

@@ -9,6 +9,7 @@ import type { CompletionUsage } from 'openai/resources/completions';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 import type { StopReason, Usage } from '../../lib/events.js';
 import { hasCorpus } from '../helpers/corpus.js';
+import { bothRan, endsInError, failedAsDocumented, oneFinal } from '../helpers/parity.js';
 import {
   NO_USAGE,
   type ChoiceView,
@@ -157,19 +158,14 @@ t.test('every openai-chat input: our final matches finalChatCompletion()', { ski
     await t.test(input.name, async (tt) => {
       const sdk: ChatOutcome = await openaiChatFinal(input.bytes, input.http);
       const { finals, thrown } = await ourFinals(input.bytes, 'openai-chat', input.http);
-      tt.equal(sdk.requests, 1, 'the SDK made one request');
-      tt.equal(thrown, null, 'llmstream did not throw');
-      tt.equal(finals.length, 1, 'one final');
-      const ours = finals[0]!;
+      bothRan(tt, sdk.requests, thrown);
+      const ours = oneFinal(tt, finals);
       const failure = SDK_FAILS[input.name];
 
       if (sdk.error !== undefined) {
-        tt.ok(failure, `SDK failure is expected: ${sdk.error.message.slice(0, 120)}`);
-        if (failure === undefined) return;
-        tt.match(sdk.error.message, failure.error, 'the SDK fails as documented');
+        if (!failedAsDocumented(tt, sdk.error, failure)) return;
         if (failure.ours === 'error') {
-          tt.equal(ours.stopReason, 'error', 'we end in error');
-          tt.ok(ours.errors.length > 0, `we report it: ${ours.errors.map((e) => e.code).join(', ')}`);
+          endsInError(tt, ours);
         } else {
           tt.strictSame(ours.errors, [], 'a complete stream: no error on our side');
         }

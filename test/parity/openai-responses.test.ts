@@ -12,6 +12,7 @@ import type { Response as OpenAIResponse, ResponseStreamEvent } from 'openai/res
 import type { ContentBlock, FinalResult } from '../../lib/accumulate/types.js';
 import type { Json, StopReason, Usage } from '../../lib/events.js';
 import { hasCorpus } from '../helpers/corpus.js';
+import { bothRan, endsInError, failedAsDocumented, oneFinal } from '../helpers/parity.js';
 import { NO_USAGE, openaiResponsesEvents, openaiResponsesFinal, ourFinals, parityInputs, parsedArguments } from '../helpers/sdk.js';
 
 const inputs = parityInputs(['openai-responses'], ['openai-responses']);
@@ -230,18 +231,13 @@ t.test('every openai-responses input: our final matches finalResponse()', { skip
     await t.test(input.name, async (tt) => {
       const sdk = await openaiResponsesFinal(input.bytes, input.http);
       const { finals, thrown } = await ourFinals(input.bytes, 'openai-responses', input.http);
-      tt.equal(sdk.requests, 1, 'the SDK made one request');
-      tt.equal(thrown, null, 'llmstream did not throw');
+      bothRan(tt, sdk.requests, thrown);
       const failure = SDK_FAILS[input.name];
       if (sdk.error !== undefined) {
-        tt.ok(failure, `SDK failure is expected: ${sdk.error.message.slice(0, 120)}`);
-        if (failure === undefined) return;
-        tt.match(sdk.error.message, failure.error, 'the SDK fails as documented');
-        tt.equal(finals.length, 1, 'one final');
-        const ours = finals[0]!;
+        if (!failedAsDocumented(tt, sdk.error, failure)) return;
+        const ours = oneFinal(tt, finals);
         if (failure.ours === 'error') {
-          tt.equal(ours.stopReason, 'error', 'we end in error');
-          tt.ok(ours.errors.length > 0, `we report it: ${ours.errors.map((e) => e.code).join(', ')}`);
+          endsInError(tt, ours);
           // What was streamed before the failure is kept.
           const streamed = sdk.events.flatMap((e) => (e.type === 'response.output_text.delta' ? [e.delta] : []));
           tt.equal(ours.text, streamed.join(''), 'the text streamed before the failure');

@@ -1,11 +1,10 @@
 import t from 'tap';
 import { PassThrough, Readable } from 'node:stream';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../lib/cli/main.js';
 import { createDiagnosis, formatReport, type InputReport } from '../lib/doctor/index.js';
 import { decodeAll } from '../lib/pipeline/events-stage.js';
-import { corpusDir, corpusFiles, hasCorpus, repoRoot } from './helpers/corpus.js';
+import { corpusDir, corpusFiles, fixture, hasCorpus, repoRoot } from './helpers/corpus.js';
 import { quickChunkings, randomChunks } from './helpers/chunks.js';
 
 interface Run {
@@ -28,7 +27,7 @@ async function run(argv: string[], stdin: Buffer | Buffer[] = Buffer.alloc(0), t
 }
 
 const fx = (name: string): string => join(repoRoot, 'fixtures', 'doctor', name);
-const bytesOf = (name: string): Buffer => readFileSync(fx(name));
+const bytesOf = (name: string): Buffer => fixture(`doctor/${name}`);
 /** Byte offset of the SSE block that holds `needle`. */
 function blockAt(buf: Buffer, needle: string): number {
   const hit = buf.indexOf(needle);

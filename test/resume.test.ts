@@ -1,6 +1,4 @@
 import t from 'tap';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { UnifiedEvent } from '../lib/events.js';
 import { decodeAll } from '../lib/pipeline/events-stage.js';
@@ -15,7 +13,7 @@ import {
   resumeEvents,
   type ResumePoint,
 } from '../lib/resume.js';
-import { corpusFile, corpusFiles, hasCorpus, repoRoot } from './helpers/corpus.js';
+import { corpusFile, corpusFiles, fixture as fx, hasCorpus } from './helpers/corpus.js';
 
 // ---------------------------------------------------------------------------
 // helpers: SSE blocks, simulated provider replays, comparisons
@@ -155,8 +153,6 @@ function interactionsCuts(name: string, bs: Buffer[]): Outcome & { eventDiffs: s
   }
   return o;
 }
-
-const fx = (name: string): Buffer => readFileSync(join(repoRoot, 'fixtures', name));
 
 // ---------------------------------------------------------------------------
 // the tracker

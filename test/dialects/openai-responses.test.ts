@@ -3,7 +3,7 @@ import type { DialectOption, Json, JsonObject, UnifiedEvent } from '../../lib/ev
 import { corpusFile, corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
 import { decodeEvents, stable, type Input } from '../helpers/decode.js';
 import { eventLines, outlineLines } from '../helpers/event-lines.js';
-import { isObj, ofType, rawPayloads } from '../helpers/events.js';
+import { isObj, ofType, rawPayloads, startDialect } from '../helpers/events.js';
 import { typedSse as sse } from '../helpers/sse.js';
 
 const DIALECT = 'openai-responses';
@@ -62,8 +62,7 @@ t.test('fixture: text', (tt) => {
     'usage in=12 out=6 total=18 reasoning=0 cached=0 @11',
     'done end completed @11',
   ]);
-  const start = events[0];
-  tt.equal(start?.type === 'start' ? start.dialect : undefined, DIALECT, 'start is stamped with the dialect');
+  tt.equal(startDialect(events), DIALECT, 'start is stamped with the dialect');
   const usage = ofType(events, 'usage')[0]!;
   tt.same(usage.raw, { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 6, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 18 });
   tt.same(lines(decode(input, 'auto')), lines(events), 'auto-detects openai-responses');

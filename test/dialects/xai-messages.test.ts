@@ -9,6 +9,7 @@ import type { DialectOption, UnifiedEvent } from '../../lib/events.js';
 import { chunkings } from '../helpers/chunks.js';
 import { fixture } from '../helpers/corpus.js';
 import { decodeEvents, differingChunkings, type Input } from '../helpers/decode.js';
+import { startDialect } from '../helpers/events.js';
 import { typedSse as sse } from '../helpers/sse.js';
 
 const DIALECT = 'xai-messages';
@@ -62,7 +63,7 @@ t.test('auto-detection tells xAI from Anthropic by the grok model', (t) => {
   const bytes = fixture(FIXTURE);
   const events = decode(bytes, 'auto');
   t.same(events, decode(bytes));
-  t.equal(events[0]?.type === 'start' ? events[0].dialect : undefined, DIALECT);
+  t.equal(startDialect(events), DIALECT);
   t.end();
 });
 

@@ -3,7 +3,7 @@ import type { DialectOption, JsonObject, UnifiedEvent } from '../../lib/events.j
 import { corpusFile, corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
 import { decodeEvents, stable, type Input } from '../helpers/decode.js';
 import { eventLines, outlineLines } from '../helpers/event-lines.js';
-import { ofType, rawPayloads } from '../helpers/events.js';
+import { ofType, rawPayloads, startDialect } from '../helpers/events.js';
 import { typedSse as sse } from '../helpers/sse.js';
 
 const DIALECT = 'xai-responses';
@@ -50,8 +50,7 @@ t.test('fixture: reasoning summary, encrypted reasoning, whole-JSON function cal
     'usage in=187 out=96 total=283 reasoning=71 cached=128 @14',
     'done tool_use completed @14',
   ]);
-  const start = events[0];
-  tt.equal(start?.type === 'start' ? start.dialect : undefined, DIALECT);
+  tt.equal(startDialect(events), DIALECT);
   tt.same(lines(decode(input, 'auto')), lines(events), 'auto-detects xai-responses from the grok model');
   tt.match(ofType(events, 'usage')[0]!.raw, { cost_in_usd_ticks: 1873000, num_sources_used: 0 }, 'xAI usage extras stay in raw');
   sameUnderChunkings(tt, input, false);
@@ -101,8 +100,7 @@ t.test('corpus: every file decodes the same under every chunking, one done per r
       ft.equal(events.at(-1)?.type, 'done', 'done is last');
       const auto = decode(f.bytes, 'auto');
       ft.same(lines(auto), lines(events), 'auto-detection gives the same events');
-      const start = auto[0];
-      ft.equal(start?.type === 'start' ? start.dialect : undefined, DIALECT, 'detected as xai-responses');
+      ft.equal(startDialect(auto), DIALECT, 'detected as xai-responses');
       for (const p of rawPayloads(events, 'response.output_text.done')) {
         ft.equal(joinedText(events, 'text_delta', p['output_index'] as number), p['text'], 'streamed text equals output_text.done');
       }

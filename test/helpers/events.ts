@@ -1,5 +1,5 @@
 /** Picking and reducing unified events, for the expectations of the dialect tests. */
-import type { Json, JsonObject, UnifiedEvent } from '../../lib/events.js';
+import type { DialectName, Json, JsonObject, UnifiedEvent } from '../../lib/events.js';
 
 type Ev = UnifiedEvent;
 
@@ -73,4 +73,10 @@ export function withoutPayloads(events: Ev[]): Record<string, unknown>[] {
     else delete o['raw'];
     return o;
   });
+}
+
+/** The dialect stamped on the first event when that is a start (undefined otherwise). */
+export function startDialect(events: Ev[]): DialectName | undefined {
+  const start = events[0];
+  return start?.type === 'start' ? start.dialect : undefined;
 }

@@ -33,3 +33,8 @@ export function endsInError(tt: Test, ours: FinalResult): void {
   tt.equal(ours.stopReason, 'error', 'we end in error');
   tt.ok(ours.errors.length > 0, `we report it: ${ours.errors.map((e) => e.code).join(', ')}`);
 }
+
+/** An SDK field read as text: the string, or '' when it is not one. */
+export function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}

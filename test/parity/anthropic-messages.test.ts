@@ -7,7 +7,7 @@ import type { Message, MessageStreamEvent } from '@anthropic-ai/sdk/resources/me
 import type { ContentBlock, FinalResult } from '../../lib/accumulate/types.js';
 import type { Json, StopReason, Usage } from '../../lib/events.js';
 import { hasCorpus } from '../helpers/corpus.js';
-import { bothRan, endsInError, failedAsDocumented, oneFinal } from '../helpers/parity.js';
+import { bothRan, endsInError, failedAsDocumented, oneFinal, str } from '../helpers/parity.js';
 import { anthropicFinal, NO_USAGE, ourFinals, parityInputs, parsedArguments, type AnthropicOutcome } from '../helpers/sdk.js';
 
 const inputs = parityInputs(['anthropic-messages'], ['anthropic-messages', 'quickstart']);
@@ -15,10 +15,6 @@ const inputs = parityInputs(['anthropic-messages'], ['anthropic-messages', 'quic
 // ---- the SDK's Message, mapped to our semantics ----
 
 type Block = { type: string; [key: string]: unknown };
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
 
 /** Tool blocks whose input streams as input_json_delta: client tools, server tools, MCP tools. */
 const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);

@@ -12,7 +12,7 @@ import type { Response as OpenAIResponse, ResponseStreamEvent } from 'openai/res
 import type { ContentBlock, FinalResult } from '../../lib/accumulate/types.js';
 import type { Json, StopReason, Usage } from '../../lib/events.js';
 import { hasCorpus } from '../helpers/corpus.js';
-import { bothRan, endsInError, failedAsDocumented, oneFinal } from '../helpers/parity.js';
+import { bothRan, endsInError, failedAsDocumented, oneFinal, str } from '../helpers/parity.js';
 import { NO_USAGE, openaiResponsesEvents, openaiResponsesFinal, ourFinals, parityInputs, parsedArguments } from '../helpers/sdk.js';
 
 const inputs = parityInputs(['openai-responses'], ['openai-responses']);
@@ -24,10 +24,6 @@ type Part = { type?: string; text?: unknown; refusal?: unknown };
 
 function items(r: OpenAIResponse): Item[] {
   return r.output as unknown as Item[];
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
 }
 
 /**

@@ -1,28 +1,12 @@
 import t from 'tap';
-import { PassThrough, Readable } from 'node:stream';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../lib/cli/main.js';
+import { runCli } from './helpers/cli.js';
 import { repoRoot } from './helpers/corpus.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(argv: string[], stdin = ''): Promise<Run> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (b: Buffer) => out.push(b));
-  stderr.on('data', (b: Buffer) => err.push(b));
-  const code = await main(argv, { stdin: Readable.from([Buffer.from(stdin)]), stdout, stderr });
-  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
-}
+const run = runCli;
 
 const dir = mkdtempSync(join(tmpdir(), 'llmstream-cli-'));
 const sse = join(dir, 'a.sse');

@@ -1,30 +1,12 @@
 import t from 'tap';
-import { PassThrough, Readable } from 'node:stream';
 import { join } from 'node:path';
-import { main } from '../lib/cli/main.js';
 import { createDiagnosis, formatReport, type InputReport } from '../lib/doctor/index.js';
 import { decodeAll } from '../lib/pipeline/events-stage.js';
 import { corpusDir, corpusFiles, fixture, hasCorpus, repoRoot } from './helpers/corpus.js';
 import { quickChunkings, randomChunks } from './helpers/chunks.js';
+import { runCli } from './helpers/cli.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(argv: string[], stdin: Buffer | Buffer[] = Buffer.alloc(0), tty = false): Promise<Run> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  if (tty) (stdout as PassThrough & { isTTY?: boolean }).isTTY = true;
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (b: Buffer) => out.push(b));
-  stderr.on('data', (b: Buffer) => err.push(b));
-  const chunks = Array.isArray(stdin) ? stdin : [stdin];
-  const code = await main(argv, { stdin: Readable.from(chunks), stdout, stderr });
-  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
-}
+const run = runCli;
 
 const fx = (name: string): string => join(repoRoot, 'fixtures', 'doctor', name);
 const bytesOf = (name: string): Buffer => fixture(`doctor/${name}`);

@@ -134,12 +134,13 @@ for (let r = 0; r < runs; r++) {
   }
 }
 const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const min = (xs: number[]): number => Math.min(...xs);
 const fl = med(times.get('floor')!);
 const mb = data.length / 1048576;
 const line = fns
   .map(([n]) => {
     const m = med(times.get(n)!);
-    return `${n} ${(mb / (m / 1000)).toFixed(0)} MB/s (${(fl / m).toFixed(2)}×)`;
+    return `${n} ${(mb / (m / 1000)).toFixed(0)} MB/s (${(fl / m).toFixed(2)}×, best ${(min(times.get("floor")!) / min(times.get(n)!)).toFixed(2)}×)`;
   })
   .join('  ');
 console.log(`${stats.dialect}.${stats.shape}: ${line}`);

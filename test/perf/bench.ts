@@ -4,8 +4,12 @@
  * indexOf framing + JSON.parse, a copy of benchmarks/methods.ts's) and by
  * createStream({ output: 'final' }), alternating, median of N runs.
  *
- *   npx tsx test/perf/bench.ts [--size 6MB] [--runs 7] [--chunk 65536] [--dialects a,b] [--shapes single,log] [--fast off]
+ *   npx tsx test/perf/bench.ts [--size 6MB] [--runs 7] [--chunk 65536] [--dialects a,b] [--shapes single,log] [--fast off] [--base DIR]
+ *
+ * `--base DIR` also runs the createStream of a copy of another revision's lib/
+ * (`git archive <rev> lib | tar -x -C DIR`) in the same rotation: before/after in one run.
  */
+import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FinalResult } from '../../lib/accumulate/types.js';
@@ -22,6 +26,8 @@ const chunkSize = Number(arg('--chunk') ?? 65536);
 const dialects = (arg('--dialects')?.split(',') ?? [...FIXTURE_DIALECTS]) as FixtureDialect[];
 const shapes = (arg('--shapes')?.split(',') ?? ['single', 'log']) as FixtureShape[];
 const extra = arg('--fast') === 'off' ? { fastPath: false } : {};
+const baseDir = arg('--base');
+const baseCreate = baseDir === undefined ? undefined : ((await import(resolve(baseDir, 'lib/pipeline/create-stream.ts'))) as { createStream: typeof createStream }).createStream;
 
 function body(data: Buffer): ReadableStream<Uint8Array> {
   let pos = 0;
@@ -126,14 +132,14 @@ async function floorJsonArray(data: Buffer): Promise<number> {
   return frames;
 }
 
-async function final(data: Buffer, dialect: FixtureDialect, stats: FixtureStats): Promise<number> {
+async function final(data: Buffer, dialect: FixtureDialect, stats: FixtureStats, create: typeof createStream = createStream): Promise<number> {
   let n = 0;
   let text = 0;
   let errors = 0;
   const res = new Response(body(data));
   await (pipeline as unknown as (...s: unknown[]) => Promise<void>)(
     res.body,
-    createStream({ ...llmstreamOptions(dialect), output: 'final', ...extra }),
+    create({ ...llmstreamOptions(dialect), output: 'final', ...extra }),
     new Writable({
       objectMode: true,
       write(r: FinalResult, _e, cb) {
@@ -158,26 +164,27 @@ const rows: string[] = [];
 for (const shape of shapes) {
   for (const dialect of dialects) {
     const { data, stats } = generateToBuffer({ dialect, shape, size, seed: 1 });
-    const floor = (): Promise<number> => (dialect === 'gemini-json-array' ? floorJsonArray(data) : floorSse(data, dialect));
-    const ours = (): Promise<number> => final(data, dialect, stats);
-    await floor();
-    await ours();
-    const tf: number[] = [];
-    const to: number[] = [];
-    const ratios: number[] = [];
+    const methods: [string, () => Promise<number>][] = [
+      ['floor', () => (dialect === 'gemini-json-array' ? floorJsonArray(data) : floorSse(data, dialect))],
+      ...(baseCreate === undefined ? [] : [['before', () => final(data, dialect, stats, baseCreate)] as [string, () => Promise<number>]]),
+      ['final', () => final(data, dialect, stats)],
+    ];
+    const times = new Map<string, number[]>(methods.map(([n]) => [n, []]));
+    for (const [, m] of methods) await m();
     for (let i = 0; i < runs; i++) {
-      let t = performance.now();
-      await floor();
-      const a = performance.now() - t;
-      t = performance.now();
-      await ours();
-      const b = performance.now() - t;
-      tf.push(a);
-      to.push(b);
-      ratios.push(a / b);
+      for (const [n, m] of methods) {
+        const t = performance.now();
+        await m();
+        times.get(n)!.push(performance.now() - t);
+      }
     }
     const mb = data.length / 1048576;
-    const line = `${shape.padEnd(6)} ${dialect.padEnd(20)} floor ${(mb / (median(tf) / 1000)).toFixed(0).padStart(4)} MB/s  final ${(mb / (median(to) / 1000)).toFixed(0).padStart(4)} MB/s  ratio(med) ${(median(tf) / median(to)).toFixed(2)}  ratio(pairs) ${median(ratios).toFixed(2)}`;
+    const fl = median(times.get('floor')!);
+    const cells = methods.map(([n]) => {
+      const m = median(times.get(n)!);
+      return `${n} ${(mb / (m / 1000)).toFixed(0).padStart(4)} MB/s${n === 'floor' ? '' : ` (${(fl / m).toFixed(2)}×)`}`;
+    });
+    const line = `${shape.padEnd(6)} ${dialect.padEnd(20)} ${cells.join('  ')}`;
     console.log(line);
     rows.push(line);
   }

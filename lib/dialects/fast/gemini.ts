@@ -46,6 +46,9 @@ export function learnGeminiTemplate(p: JsonObject): Template | null {
   if (!Array.isArray(parts) || parts.length !== 1) return null;
   const part = parts[0];
   if (!isObj(part) || typeof part['text'] !== 'string') return null;
+  // the usual misses (a response's last chunk, a function call) are told apart before building anything
+  const finish = cand['finishReason'];
+  if (finish !== undefined && finish !== null && finish !== '') return null;
   const kind = part['thought'] === true ? THOUGHT : TEXT;
   const b = new TemplateBuilder(kind).open();
   for (const k in p) {

@@ -30,6 +30,8 @@ export function learnChatTemplate(p: JsonObject): Template | null {
   if (!Array.isArray(choices) || choices.length !== 1) return null;
   const c = choices[0];
   if (!isObj(c) || !isObj(c['delta'])) return null;
+  // the usual misses (the finish chunk, the usage chunk) are told apart before building anything
+  if (c['finish_reason'] !== undefined && c['finish_reason'] !== null) return null;
   const b = new TemplateBuilder(DELTA).open();
   for (const k in p) {
     const v = p[k];

@@ -129,9 +129,11 @@ async function main(argv: string[]): Promise<void> {
   const load0 = loadavg()[0]!;
   const fixturePath = arg(argv, '--fixture');
   const out = arg(argv, '--out');
-  if (fixturePath === undefined || out === undefined) throw new Error('usage: worker.ts --fixture F --out results.json [--slow-fixture G] [--runs 5] [--warmup 1] [--chunks 65536,1536] [--methods a,b]');
+  if (fixturePath === undefined || out === undefined) throw new Error('usage: worker.ts --fixture F --out results.json [--slow-fixture G] [--runs 5] [--warmup 1] [--warmup-max 6] [--warmup-ms 500] [--chunks 65536,1536] [--methods a,b]');
   const runs = Number(arg(argv, '--runs') ?? '5');
   const warmup = Number(arg(argv, '--warmup') ?? '1');
+  const warmupMax = Math.max(warmup, Number(arg(argv, '--warmup-max') ?? '6'));
+  const warmupMs = Number(arg(argv, '--warmup-ms') ?? '500');
   const chunkSizes = (arg(argv, '--chunks') ?? '65536,1536').split(',').map(Number);
   const only = arg(argv, '--methods')?.split(',');
   const fx = loadFixture(fixturePath);
@@ -166,7 +168,32 @@ async function main(argv: string[]): Promise<void> {
         error: null as string | null,
       };
     });
-    for (let round = 0; round < warmup + runs; round++) {
+    // Warm-up rounds (round-robin, untimed): each method runs at least `warmup` times and
+    // keeps warming, up to `warmupMax` runs, until it has spent `warmupMs` (a fast method's
+    // 8 MiB run takes ~60 ms, too little for V8 to tier everything up in one run).
+    const warmRuns = new Map<(typeof state)[number], number>();
+    const warmTime = new Map<(typeof state)[number], number>();
+    const needsWarmup = (s: (typeof state)[number]): boolean => {
+      const n = warmRuns.get(s) ?? 0;
+      return s.error === null && (n < warmup || (n < warmupMax && (warmTime.get(s) ?? 0) < warmupMs));
+    };
+    for (let round = 0; ; round++) {
+      const pending = state.filter(needsWarmup);
+      if (pending.length === 0) break;
+      for (const s of pending) {
+        gc();
+        const start = performance.now();
+        try {
+          await s.m.run({ dialect: s.fx.stats.dialect, stats: s.fx.stats, fetch: s.fetch });
+        } catch (err) {
+          s.error = err instanceof CheckError ? `check failed: ${err.message}` : `failed: ${(err as Error)?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(err)}`;
+          log(`  ${s.m.id} @${chunkSize}: ${s.error}`);
+        }
+        warmRuns.set(s, (warmRuns.get(s) ?? 0) + 1);
+        warmTime.set(s, (warmTime.get(s) ?? 0) + performance.now() - start);
+      }
+    }
+    for (let round = 0; round < runs; round++) {
       for (const s of state) {
         if (s.error !== null) continue;
         gc();
@@ -179,7 +206,7 @@ async function main(argv: string[]): Promise<void> {
           const cpu = process.cpuUsage(cpu0);
           const peak = sampler.finish();
           s.items = r.items;
-          if (round >= warmup) {
+          {
             s.times.push(ms);
             s.cpu.push((cpu.user + cpu.system) / 1000);
             s.peaks.push((peak - before) / 2 ** 20);

@@ -60,291 +60,294 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
   const used = new Set<number>();
   let nextIndex = 0;
 
-  function emit(ev: UnifiedEvent): void {
-    ctx.emit(ev);
-  }
+  const self = {
+    emit(ev: UnifiedEvent): void {
+      ctx.emit(ev);
+    },
 
-  function raw(payload: Json): void {
-    emit({ type: 'raw', event: payload });
-  }
+    raw(payload: Json): void {
+      self.emit({ type: 'raw', event: payload });
+    },
 
-  /** Content before message_start (a cut-off head) still opens the response. */
-  function ensureStarted(): void {
-    started = true;
-    if (!startEmitted) {
-      startEmitted = true;
-      emit({ type: 'start', id: null, model: null });
-    }
-  }
-
-  function allocate(providerIndex: number | undefined): number {
-    let index: number;
-    if (providerIndex !== undefined && providerIndex >= 0 && Number.isInteger(providerIndex) && !used.has(providerIndex)) {
-      index = providerIndex;
-    } else {
-      // xAI reuses index 0 for the text block after the thinking block: a fresh index keeps them apart.
-      index = nextIndex;
-    }
-    used.add(index);
-    if (index >= nextIndex) nextIndex = index + 1;
-    return index;
-  }
-
-  /** The block a delta or stop refers to: by provider index; without one (xAI), the most recently started open block. */
-  function blockFor(providerIndex: number | undefined): Block | undefined {
-    return providerIndex !== undefined ? byProvider.get(providerIndex) : open[open.length - 1];
-  }
-
-  function close(block: Block): void {
-    block.open = false;
-    const i = open.lastIndexOf(block);
-    if (i >= 0) open.splice(i, 1);
-  }
-
-  function finishTool(block: Block): void {
-    let args: string;
-    if (block.args.length > 0) args = block.args.length === 1 ? block.args[0]! : block.args.join('');
-    else if (block.input !== undefined && hasKeys(block.input)) {
-      // The whole input came in content_block_start: one delta holding it all, like other whole-call deliveries.
-      args = JSON.stringify(block.input);
-      emit({ type: 'tool_call_delta', index: block.index, id: block.id, argumentsDelta: args });
-    } else args = '';
-    emit({ type: 'tool_call_done', index: block.index, id: block.id, name: block.name, arguments: args });
-  }
-
-  function onMessageStart(payload: JsonObject): void {
-    if (startEmitted) {
-      // A second message_start inside one response: nothing to restart here, keep it visible.
-      raw(payload);
-      return;
-    }
-    started = true;
-    startEmitted = true;
-    const message = obj(payload['message']);
-    startUsage = obj(message?.['usage']);
-    emit({ type: 'start', id: str(message?.['id']) ?? null, model: str(message?.['model']) ?? null });
-  }
-
-  function onBlockStart(payload: JsonObject): void {
-    ensureStarted();
-    const cb = obj(payload['content_block']);
-    const providerIndex = num(payload['index']);
-    const type = str(cb?.['type']);
-    const kind: BlockKind =
-      type === 'text' ? 'text' : type === 'thinking' ? 'thinking' : type !== undefined && TOOL_BLOCKS.has(type) ? 'tool' : 'other';
-    const index = allocate(providerIndex);
-    const block: Block = { index, kind, id: '', name: '', args: [], input: undefined, open: true };
-    if (providerIndex !== undefined) byProvider.set(providerIndex, block);
-    open.push(block);
-    switch (kind) {
-      case 'text': {
-        const text = str(cb?.['text']);
-        if (text !== undefined && text !== '') emit({ type: 'text_delta', index, text });
-        else raw(payload);
-        return;
+    /** Content before message_start (a cut-off head) still opens the response. */
+    ensureStarted(): void {
+      started = true;
+      if (!startEmitted) {
+        startEmitted = true;
+        self.emit({ type: 'start', id: null, model: null });
       }
-      case 'thinking': {
-        const text = str(cb?.['thinking']);
-        const signature = str(cb?.['signature']);
-        let emitted = false;
-        if (text !== undefined && text !== '') {
-          emit({ type: 'reasoning_delta', index, text });
-          emitted = true;
-        }
-        if (signature !== undefined && signature !== '') {
-          emit({ type: 'signature', index, signature, kind: 'signature_delta' });
-          emitted = true;
-        }
-        if (!emitted) raw(payload);
-        return;
-      }
-      case 'tool': {
-        const id = str(cb?.['id']);
-        block.id = id !== undefined && id !== '' ? id : `call_${index}`;
-        block.name = str(cb?.['name']) ?? '';
-        block.input = obj(cb?.['input']);
-        emit({ type: 'tool_call_start', index, id: block.id, name: block.name });
-        return;
-      }
-      case 'other': {
-        const data = type === 'redacted_thinking' ? str(cb?.['data']) : undefined;
-        if (data !== undefined) emit({ type: 'signature', index, signature: data, kind: 'redacted_thinking' });
-        else raw(payload); // server tool results, compaction, fallback…: the whole block is in this payload
-        return;
-      }
-    }
-  }
+    },
 
-  function onBlockDelta(payload: JsonObject): void {
-    ensureStarted();
-    const delta = obj(payload['delta']);
-    const providerIndex = num(payload['index']);
-    const block = blockFor(providerIndex);
-    const index = block?.index ?? providerIndex ?? 0;
-    switch (str(delta?.['type'])) {
-      case 'text_delta': {
-        const text = str(delta!['text']);
-        if (text !== undefined && text !== '') emit({ type: 'text_delta', index, text });
-        else raw(payload);
-        return;
+    allocate(providerIndex: number | undefined): number {
+      let index: number;
+      if (providerIndex !== undefined && providerIndex >= 0 && Number.isInteger(providerIndex) && !used.has(providerIndex)) {
+        index = providerIndex;
+      } else {
+        // xAI reuses index 0 for the text block after the thinking block: a fresh index keeps them apart.
+        index = nextIndex;
       }
-      case 'thinking_delta': {
-        // An empty thinking_delta precedes signature_delta: not reasoning text.
-        const text = str(delta!['thinking']);
-        if (text !== undefined && text !== '') emit({ type: 'reasoning_delta', index, text });
-        else raw(payload);
-        return;
-      }
-      case 'signature_delta': {
-        const signature = str(delta!['signature']);
-        if (signature !== undefined && signature !== '') emit({ type: 'signature', index, signature, kind: 'signature_delta' });
-        else raw(payload);
-        return;
-      }
-      case 'input_json_delta': {
-        const part = str(delta!['partial_json']);
-        // A fragment after its block stopped (a proxy's replay) is raw: the call's done already went out.
-        if (block !== undefined && block.kind === 'tool' && block.open && part !== undefined && part !== '') {
-          block.args.push(part);
-          emit({ type: 'tool_call_delta', index, id: block.id, argumentsDelta: part });
-        } else raw(payload); // empty fragment (the tool still gets its done at stop) or no tool block
-        return;
-      }
-      default:
-        raw(payload); // citations_delta, compaction_delta, unknown
-    }
-  }
+      used.add(index);
+      if (index >= nextIndex) nextIndex = index + 1;
+      return index;
+    },
 
-  /** onBlockDelta for a text, thinking or input_json delta recognised from the frame text; false when the parse path must decide (raw). */
-  function onTemplate(m: TemplateMatch): boolean {
-    const value = m.str(F_VALUE);
-    if (value === undefined || value === '') return false;
-    const providerIndex = m.int(F_INDEX);
-    const block = blockFor(providerIndex);
-    const index = block?.index ?? providerIndex ?? 0;
-    switch (m.kind) {
-      case TEXT:
-        ensureStarted();
-        emit({ type: 'text_delta', index, text: value });
-        return true;
-      case THINKING:
-        ensureStarted();
-        emit({ type: 'reasoning_delta', index, text: value });
-        return true;
-      case INPUT_JSON:
-        if (block === undefined || block.kind !== 'tool' || !block.open) return false;
-        ensureStarted();
-        block.args.push(value);
-        emit({ type: 'tool_call_delta', index, id: block.id, argumentsDelta: value });
-        return true;
-      default:
-        return false;
-    }
-  }
+    /** The block a delta or stop refers to: by provider index; without one (xAI), the most recently started open block. */
+    blockFor(providerIndex: number | undefined): Block | undefined {
+      return providerIndex !== undefined ? byProvider.get(providerIndex) : open[open.length - 1];
+    },
 
-  function onBlockStop(payload: JsonObject): void {
-    ensureStarted();
-    const block = blockFor(num(payload['index']));
-    if (block === undefined || !block.open) {
-      raw(payload);
-      return;
-    }
-    close(block);
-    if (block.kind === 'tool') finishTool(block);
-    else raw(payload);
-  }
-
-  function onMessageDelta(payload: JsonObject): void {
-    ensureStarted();
-    sawMessageDelta = true;
-    const delta = obj(payload['delta']);
-    const reason = str(delta?.['stop_reason']);
-    if (reason !== undefined) stopReason = reason;
-    const usage = obj(payload['usage']);
-    if (usage !== undefined) {
-      emit(buildUsage(startUsage, usage));
-      usageEmitted = true;
-    }
-    // stop_sequence, stop_details, container, context_management live only here.
-    raw(payload);
-  }
-
-  /** Usage owed before done when message_delta carried none. */
-  function flushUsage(): void {
-    if (!usageEmitted && startUsage !== undefined) {
-      emit(buildUsage(startUsage, undefined));
-      usageEmitted = true;
-    }
-  }
-
-  function finish(): void {
-    // A tool block that never stopped (max_tokens mid-input) still ends, with its incomplete text.
-    for (const block of open.splice(0)) {
+    close(block: Block): void {
       block.open = false;
-      if (block.kind === 'tool') finishTool(block);
-    }
-    flushUsage();
-    const reason = stopReason;
-    emit(doneEvent(reason === null ? 'other' : (STOP_REASONS[reason] ?? 'other'), reason));
-  }
+      const i = open.lastIndexOf(block);
+      if (i >= 0) open.splice(i, 1);
+    },
 
-  function onError(payload: JsonObject): void {
-    const error = obj(payload['error']);
-    const code = str(error?.['type']) ?? str(error?.['code']) ?? 'provider_error';
-    const message = str(error?.['message']) ?? code;
-    flushUsage(); // the prompt was billed even though the message failed
-    emit(errorEvent(code, message, true, payload));
-    emit(doneEvent('error', null));
-  }
+    finishTool(block: Block): void {
+      let args: string;
+      if (block.args.length > 0) args = block.args.length === 1 ? block.args[0]! : block.args.join('');
+      else if (block.input !== undefined && hasKeys(block.input)) {
+        // The whole input came in content_block_start: one delta holding it all, like other whole-call deliveries.
+        args = JSON.stringify(block.input);
+        self.emit({ type: 'tool_call_delta', index: block.index, id: block.id, argumentsDelta: args });
+      } else args = '';
+      self.emit({ type: 'tool_call_done', index: block.index, id: block.id, name: block.name, arguments: args });
+    },
+
+    onMessageStart(payload: JsonObject): void {
+      if (startEmitted) {
+        // A second message_start inside one response: nothing to restart here, keep it visible.
+        self.raw(payload);
+        return;
+      }
+      started = true;
+      startEmitted = true;
+      const message = obj(payload['message']);
+      startUsage = obj(message?.['usage']);
+      self.emit({ type: 'start', id: str(message?.['id']) ?? null, model: str(message?.['model']) ?? null });
+    },
+
+    onBlockStart(payload: JsonObject): void {
+      self.ensureStarted();
+      const cb = obj(payload['content_block']);
+      const providerIndex = num(payload['index']);
+      const type = str(cb?.['type']);
+      const kind: BlockKind =
+        type === 'text' ? 'text' : type === 'thinking' ? 'thinking' : type !== undefined && TOOL_BLOCKS.has(type) ? 'tool' : 'other';
+      const index = self.allocate(providerIndex);
+      const block: Block = { index, kind, id: '', name: '', args: [], input: undefined, open: true };
+      if (providerIndex !== undefined) byProvider.set(providerIndex, block);
+      open.push(block);
+      switch (kind) {
+        case 'text': {
+          const text = str(cb?.['text']);
+          if (text !== undefined && text !== '') self.emit({ type: 'text_delta', index, text });
+          else self.raw(payload);
+          return;
+        }
+        case 'thinking': {
+          const text = str(cb?.['thinking']);
+          const signature = str(cb?.['signature']);
+          let emitted = false;
+          if (text !== undefined && text !== '') {
+            self.emit({ type: 'reasoning_delta', index, text });
+            emitted = true;
+          }
+          if (signature !== undefined && signature !== '') {
+            self.emit({ type: 'signature', index, signature, kind: 'signature_delta' });
+            emitted = true;
+          }
+          if (!emitted) self.raw(payload);
+          return;
+        }
+        case 'tool': {
+          const id = str(cb?.['id']);
+          block.id = id !== undefined && id !== '' ? id : `call_${index}`;
+          block.name = str(cb?.['name']) ?? '';
+          block.input = obj(cb?.['input']);
+          self.emit({ type: 'tool_call_start', index, id: block.id, name: block.name });
+          return;
+        }
+        case 'other': {
+          const data = type === 'redacted_thinking' ? str(cb?.['data']) : undefined;
+          if (data !== undefined) self.emit({ type: 'signature', index, signature: data, kind: 'redacted_thinking' });
+          else self.raw(payload); // server tool results, compaction, fallback…: the whole block is in this payload
+          return;
+        }
+      }
+    },
+
+    onBlockDelta(payload: JsonObject): void {
+      self.ensureStarted();
+      const delta = obj(payload['delta']);
+      const providerIndex = num(payload['index']);
+      const block = self.blockFor(providerIndex);
+      const index = block?.index ?? providerIndex ?? 0;
+      switch (str(delta?.['type'])) {
+        case 'text_delta': {
+          const text = str(delta!['text']);
+          if (text !== undefined && text !== '') self.emit({ type: 'text_delta', index, text });
+          else self.raw(payload);
+          return;
+        }
+        case 'thinking_delta': {
+          // An empty thinking_delta precedes signature_delta: not reasoning text.
+          const text = str(delta!['thinking']);
+          if (text !== undefined && text !== '') self.emit({ type: 'reasoning_delta', index, text });
+          else self.raw(payload);
+          return;
+        }
+        case 'signature_delta': {
+          const signature = str(delta!['signature']);
+          if (signature !== undefined && signature !== '') self.emit({ type: 'signature', index, signature, kind: 'signature_delta' });
+          else self.raw(payload);
+          return;
+        }
+        case 'input_json_delta': {
+          const part = str(delta!['partial_json']);
+          // A fragment after its block stopped (a proxy's replay) is raw: the call's done already went out.
+          if (block !== undefined && block.kind === 'tool' && block.open && part !== undefined && part !== '') {
+            block.args.push(part);
+            self.emit({ type: 'tool_call_delta', index, id: block.id, argumentsDelta: part });
+          } else self.raw(payload); // empty fragment (the tool still gets its done at stop) or no tool block
+          return;
+        }
+        default:
+          self.raw(payload); // citations_delta, compaction_delta, unknown
+      }
+    },
+
+    /** onBlockDelta for a text, thinking or input_json delta recognised from the frame text; false when the parse path must decide (raw). */
+    onTemplate(m: TemplateMatch): boolean {
+      const value = m.str(F_VALUE);
+      if (value === undefined || value === '') return false;
+      const providerIndex = m.int(F_INDEX);
+      const block = self.blockFor(providerIndex);
+      const index = block?.index ?? providerIndex ?? 0;
+      switch (m.kind) {
+        case TEXT:
+          self.ensureStarted();
+          self.emit({ type: 'text_delta', index, text: value });
+          return true;
+        case THINKING:
+          self.ensureStarted();
+          self.emit({ type: 'reasoning_delta', index, text: value });
+          return true;
+        case INPUT_JSON:
+          if (block === undefined || block.kind !== 'tool' || !block.open) return false;
+          self.ensureStarted();
+          block.args.push(value);
+          self.emit({ type: 'tool_call_delta', index, id: block.id, argumentsDelta: value });
+          return true;
+        default:
+          return false;
+      }
+    },
+
+    onBlockStop(payload: JsonObject): void {
+      self.ensureStarted();
+      const block = self.blockFor(num(payload['index']));
+      if (block === undefined || !block.open) {
+        self.raw(payload);
+        return;
+      }
+      self.close(block);
+      if (block.kind === 'tool') self.finishTool(block);
+      else self.raw(payload);
+    },
+
+    onMessageDelta(payload: JsonObject): void {
+      self.ensureStarted();
+      sawMessageDelta = true;
+      const delta = obj(payload['delta']);
+      const reason = str(delta?.['stop_reason']);
+      if (reason !== undefined) stopReason = reason;
+      const usage = obj(payload['usage']);
+      if (usage !== undefined) {
+        self.emit(buildUsage(startUsage, usage));
+        usageEmitted = true;
+      }
+      // stop_sequence, stop_details, container, context_management live only here.
+      self.raw(payload);
+    },
+
+    /** Usage owed before done when message_delta carried none. */
+    flushUsage(): void {
+      if (!usageEmitted && startUsage !== undefined) {
+        self.emit(buildUsage(startUsage, undefined));
+        usageEmitted = true;
+      }
+    },
+
+    finish(): void {
+      // A tool block that never stopped (max_tokens mid-input) still ends, with its incomplete text.
+      for (const block of open.splice(0)) {
+        block.open = false;
+        if (block.kind === 'tool') self.finishTool(block);
+      }
+      self.flushUsage();
+      const reason = stopReason;
+      self.emit(doneEvent(reason === null ? 'other' : (STOP_REASONS[reason] ?? 'other'), reason));
+    },
+
+    onError(payload: JsonObject): void {
+      const error = obj(payload['error']);
+      const code = str(error?.['type']) ?? str(error?.['code']) ?? 'provider_error';
+      const message = str(error?.['message']) ?? code;
+      self.flushUsage(); // the prompt was billed even though the message failed
+      self.emit(errorEvent(code, message, true, payload));
+      self.emit(doneEvent('error', null));
+    },
+
+  };
 
   return {
     onPayload(payload) {
       const p = obj(payload);
       if (p === undefined) {
-        raw(payload);
+        self.raw(payload);
         return;
       }
       switch (p['type']) {
         case 'content_block_delta':
-          onBlockDelta(p);
+          self.onBlockDelta(p);
           return;
         case 'content_block_start':
-          onBlockStart(p);
+          self.onBlockStart(p);
           return;
         case 'content_block_stop':
-          onBlockStop(p);
+          self.onBlockStop(p);
           return;
         case 'message_start':
-          onMessageStart(p);
+          self.onMessageStart(p);
           return;
         case 'message_delta':
-          onMessageDelta(p);
+          self.onMessageDelta(p);
           return;
         case 'message_stop':
-          ensureStarted();
-          finish();
+          self.ensureStarted();
+          self.finish();
           return;
         case 'error':
-          onError(p);
+          self.onError(p);
           return;
         default:
-          raw(p); // ping, keep-alives, unknown types
+          self.raw(p); // ping, keep-alives, unknown types
       }
     },
-    onTemplate,
+    onTemplate: self.onTemplate,
     learnTemplate: learnMessagesTemplate,
     onDoneSentinel() {
       // Anthropic sends no [DONE]; a proxy that appends one after message_delta has said how it ended.
-      if (sawMessageDelta) finish();
-      else emit({ type: 'raw', event: '[DONE]' });
+      if (sawMessageDelta) self.finish();
+      else self.emit({ type: 'raw', event: '[DONE]' });
     },
     onIncomplete() {
       // Owed before the normalizer's incomplete_stream: tool calls whose arguments are whole JSON, usage so far.
       for (const block of open.splice(0)) {
         block.open = false;
-        if (block.kind === 'tool' && argumentsComplete(block)) finishTool(block);
+        if (block.kind === 'tool' && argumentsComplete(block)) self.finishTool(block);
       }
-      flushUsage();
+      self.flushUsage();
     },
     get started() {
       return started;

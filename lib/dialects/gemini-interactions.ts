@@ -55,170 +55,173 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
   let cursor: string | number | undefined;
   const calls = new Map<number, OpenCall>();
 
-  function emit(ev: UnifiedEvent): void {
-    if (cursor !== undefined) ev.cursor = cursor;
-    ctx.emit(ev);
-  }
+  const self = {
+    emit(ev: UnifiedEvent): void {
+      if (cursor !== undefined) ev.cursor = cursor;
+      ctx.emit(ev);
+    },
 
-  function raw(payload: Json): void {
-    emit({ type: 'raw', event: payload });
-  }
+    raw(payload: Json): void {
+      self.emit({ type: 'raw', event: payload });
+    },
 
-  function ensureStart(id: string | null, model: string | null): void {
-    if (started) return;
-    started = true;
-    emit({ type: 'start', id: id ?? knownId, model });
-  }
+    ensureStart(id: string | null, model: string | null): void {
+      if (started) return;
+      started = true;
+      self.emit({ type: 'start', id: id ?? knownId, model });
+    },
 
-  function closeCall(index: number, call: OpenCall): void {
-    calls.delete(index);
-    let args: string;
-    if (call.deltas.length > 0) args = call.deltas.join('');
-    else if (call.initial !== undefined && call.initial !== null) {
-      // The whole arguments came on step.start: deliver them through the same delta path.
-      args = typeof call.initial === 'string' ? call.initial : JSON.stringify(call.initial);
-      if (args !== '') emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: args });
-    } else args = '';
-    emit({ type: 'tool_call_done', index, id: call.id, name: call.name, arguments: args });
-  }
+    closeCall(index: number, call: OpenCall): void {
+      calls.delete(index);
+      let args: string;
+      if (call.deltas.length > 0) args = call.deltas.join('');
+      else if (call.initial !== undefined && call.initial !== null) {
+        // The whole arguments came on step.start: deliver them through the same delta path.
+        args = typeof call.initial === 'string' ? call.initial : JSON.stringify(call.initial);
+        if (args !== '') self.emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: args });
+      } else args = '';
+      self.emit({ type: 'tool_call_done', index, id: call.id, name: call.name, arguments: args });
+    },
 
-  function stepStart(payload: JsonObject): void {
-    const index = num(payload['index']);
-    const step = obj(payload['step']);
-    if (index === undefined || step === undefined || step['type'] !== 'function_call') {
-      raw(payload);
-      return;
-    }
-    const open = calls.get(index);
-    if (open !== undefined) closeCall(index, open);
-    const id = str(step['id']) || `call_${index}`;
-    const name = str(step['name']) ?? '';
-    calls.set(index, { id, name, deltas: [], initial: step['arguments'] });
-    emit({ type: 'tool_call_start', index, id, name });
-    const sig = str(step['signature']);
-    if (sig !== undefined && sig !== '') emit({ type: 'signature', index, signature: sig, kind: 'thought_signature' });
-  }
-
-  function stepDelta(payload: JsonObject): void {
-    const index = num(payload['index']);
-    const delta = obj(payload['delta']);
-    if (index === undefined || delta === undefined) {
-      raw(payload);
-      return;
-    }
-    switch (delta['type']) {
-      case 'text': {
-        const text = str(delta['text']);
-        if (text === undefined || text === '') break;
-        emit({ type: 'text_delta', index, text });
+    stepStart(payload: JsonObject): void {
+      const index = num(payload['index']);
+      const step = obj(payload['step']);
+      if (index === undefined || step === undefined || step['type'] !== 'function_call') {
+        self.raw(payload);
         return;
       }
-      case 'thought_summary': {
-        const text = str(obj(delta['content'])?.['text']) ?? str(delta['text']);
-        if (text === undefined || text === '') break;
-        emit({ type: 'reasoning_delta', index, text });
+      const open = calls.get(index);
+      if (open !== undefined) self.closeCall(index, open);
+      const id = str(step['id']) || `call_${index}`;
+      const name = str(step['name']) ?? '';
+      calls.set(index, { id, name, deltas: [], initial: step['arguments'] });
+      self.emit({ type: 'tool_call_start', index, id, name });
+      const sig = str(step['signature']);
+      if (sig !== undefined && sig !== '') self.emit({ type: 'signature', index, signature: sig, kind: 'thought_signature' });
+    },
+
+    stepDelta(payload: JsonObject): void {
+      const index = num(payload['index']);
+      const delta = obj(payload['delta']);
+      if (index === undefined || delta === undefined) {
+        self.raw(payload);
         return;
       }
-      case 'thought_signature': {
-        const sig = str(delta['signature']);
-        if (sig === undefined || sig === '') break;
-        emit({ type: 'signature', index, signature: sig, kind: 'thought_signature' });
+      switch (delta['type']) {
+        case 'text': {
+          const text = str(delta['text']);
+          if (text === undefined || text === '') break;
+          self.emit({ type: 'text_delta', index, text });
+          return;
+        }
+        case 'thought_summary': {
+          const text = str(obj(delta['content'])?.['text']) ?? str(delta['text']);
+          if (text === undefined || text === '') break;
+          self.emit({ type: 'reasoning_delta', index, text });
+          return;
+        }
+        case 'thought_signature': {
+          const sig = str(delta['signature']);
+          if (sig === undefined || sig === '') break;
+          self.emit({ type: 'signature', index, signature: sig, kind: 'thought_signature' });
+          return;
+        }
+        case 'arguments_delta': {
+          const call = calls.get(index);
+          const value = delta['arguments'];
+          const text = typeof value === 'string' ? value : isObject(value) ? JSON.stringify(value) : undefined;
+          // Without its step.start the call has no name: keep the payload whole instead.
+          if (call === undefined || text === undefined || text === '') break;
+          call.deltas.push(text);
+          self.emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: text });
+          return;
+        }
+      }
+      self.raw(payload);
+    },
+
+    stepStop(payload: JsonObject): void {
+      const index = num(payload['index']);
+      const call = index === undefined ? undefined : calls.get(index);
+      if (call === undefined) {
+        self.raw(payload);
         return;
       }
-      case 'arguments_delta': {
-        const call = calls.get(index);
-        const value = delta['arguments'];
-        const text = typeof value === 'string' ? value : isObject(value) ? JSON.stringify(value) : undefined;
-        // Without its step.start the call has no name: keep the payload whole instead.
-        if (call === undefined || text === undefined || text === '') break;
-        call.deltas.push(text);
-        emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: text });
-        return;
+      self.closeCall(index!, call);
+    },
+
+    completed(payload: JsonObject): void {
+      const interaction = obj(payload['interaction']);
+      self.ensureStart(str(interaction?.['id']) ?? null, str(interaction?.['model']) ?? null);
+      // The interaction is over: every call's arguments are complete.
+      for (const [index, call] of calls) self.closeCall(index, call);
+      const status = str(interaction?.['status']);
+      const stopReason = stopReasonOf(status);
+      if (stopReason === 'error') {
+        const err = providerError(interaction?.['error'] ?? null);
+        self.emit(errorEvent(err?.code ?? 'failed', err?.message ?? 'the interaction failed', true, payload));
       }
-    }
-    raw(payload);
-  }
+      const usage = obj(interaction?.['usage']);
+      if (usage !== undefined) self.emit(usageEvent(interactionsUsage(usage), usage));
+      self.emit(doneEvent(stopReason, status ?? null));
+    },
 
-  function stepStop(payload: JsonObject): void {
-    const index = num(payload['index']);
-    const call = index === undefined ? undefined : calls.get(index);
-    if (call === undefined) {
-      raw(payload);
-      return;
-    }
-    closeCall(index!, call);
-  }
+    error(payload: JsonObject): void {
+      const err = providerError(payload);
+      self.emit(errorEvent(err?.code ?? 'provider_error', err?.message ?? 'provider error', true, payload));
+      self.emit(doneEvent('error', null));
+    },
 
-  function completed(payload: JsonObject): void {
-    const interaction = obj(payload['interaction']);
-    ensureStart(str(interaction?.['id']) ?? null, str(interaction?.['model']) ?? null);
-    // The interaction is over: every call's arguments are complete.
-    for (const [index, call] of calls) closeCall(index, call);
-    const status = str(interaction?.['status']);
-    const stopReason = stopReasonOf(status);
-    if (stopReason === 'error') {
-      const err = providerError(interaction?.['error'] ?? null);
-      emit(errorEvent(err?.code ?? 'failed', err?.message ?? 'the interaction failed', true, payload));
-    }
-    const usage = obj(interaction?.['usage']);
-    if (usage !== undefined) emit(usageEvent(interactionsUsage(usage), usage));
-    emit(doneEvent(stopReason, status ?? null));
-  }
-
-  function error(payload: JsonObject): void {
-    const err = providerError(payload);
-    emit(errorEvent(err?.code ?? 'provider_error', err?.message ?? 'provider error', true, payload));
-    emit(doneEvent('error', null));
-  }
-
-  /** Emits what is owed for calls whose arguments are complete JSON (a cut-off call stays open). */
-  function closeCompleteCalls(): void {
-    for (const [index, call] of calls) {
-      const text = call.deltas.join('');
-      if (text === '') continue;
-      try {
-        JSON.parse(text);
-      } catch {
-        continue;
+    /** Emits what is owed for calls whose arguments are complete JSON (a cut-off call stays open). */
+    closeCompleteCalls(): void {
+      for (const [index, call] of calls) {
+        const text = call.deltas.join('');
+        if (text === '') continue;
+        try {
+          JSON.parse(text);
+        } catch {
+          continue;
+        }
+        self.closeCall(index, call);
       }
-      closeCall(index, call);
-    }
-  }
+    },
 
-  /** A step.delta recognised from the frame text: what onPayload → stepDelta does for it; false for what ends up raw. */
-  function onTemplate(m: TemplateMatch): boolean {
-    if (!started) return false;
-    const index = m.int(F_INDEX);
-    const text = m.str(F_TEXT);
-    if (index === undefined || text === undefined || text === '') return false;
-    switch (m.kind) {
-      case TEXT:
-        cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
-        emit({ type: 'text_delta', index, text });
-        return true;
-      case THOUGHT:
-        cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
-        emit({ type: 'reasoning_delta', index, text });
-        return true;
-      case ARGUMENTS: {
-        const call = calls.get(index);
-        if (call === undefined) return false;
-        cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
-        call.deltas.push(text);
-        emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: text });
-        return true;
+    /** A step.delta recognised from the frame text: what onPayload → stepDelta does for it; false for what ends up raw. */
+    onTemplate(m: TemplateMatch): boolean {
+      if (!started) return false;
+      const index = m.int(F_INDEX);
+      const text = m.str(F_TEXT);
+      if (index === undefined || text === undefined || text === '') return false;
+      switch (m.kind) {
+        case TEXT:
+          cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
+          self.emit({ type: 'text_delta', index, text });
+          return true;
+        case THOUGHT:
+          cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
+          self.emit({ type: 'reasoning_delta', index, text });
+          return true;
+        case ARGUMENTS: {
+          const call = calls.get(index);
+          if (call === undefined) return false;
+          cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
+          call.deltas.push(text);
+          self.emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: text });
+          return true;
+        }
+        default:
+          return false;
       }
-      default:
-        return false;
-    }
-  }
+    },
+
+  };
 
   return {
-    onTemplate,
+    onTemplate: self.onTemplate,
     learnTemplate: learnInteractionsTemplate,
     onPayload(payload) {
       if (!isObject(payload)) {
-        raw(payload);
+        self.raw(payload);
         return;
       }
       const eventId = payload['event_id'];
@@ -230,7 +233,7 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
         case 'interaction.start': {
           const interaction = obj(payload['interaction']);
           if (started) break;
-          ensureStart(str(interaction?.['id']) ?? null, str(interaction?.['model']) ?? null);
+          self.ensureStart(str(interaction?.['id']) ?? null, str(interaction?.['model']) ?? null);
           return;
         }
         case 'interaction.status_update':
@@ -239,47 +242,47 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
           if (!started) knownId ??= str(payload['interaction_id']) ?? null;
           break;
         case 'step.start':
-          ensureStart(null, null);
-          stepStart(payload);
+          self.ensureStart(null, null);
+          self.stepStart(payload);
           return;
         case 'step.delta':
-          ensureStart(null, null);
-          stepDelta(payload);
+          self.ensureStart(null, null);
+          self.stepDelta(payload);
           return;
         case 'step.stop':
-          ensureStart(null, null);
-          stepStop(payload);
+          self.ensureStart(null, null);
+          self.stepStop(payload);
           return;
         case 'interaction.completed':
         case 'interaction.complete':
-          completed(payload);
+          self.completed(payload);
           return;
         case 'error':
-          error(payload);
+          self.error(payload);
           return;
         case undefined:
           if (isObject(payload['error'])) {
-            error(payload);
+            self.error(payload);
             return;
           }
           break;
       }
-      raw(payload);
+      self.raw(payload);
     },
     onDoneSentinel() {
       cursor = undefined;
       if (!started) {
-        raw('[DONE]');
+        self.raw('[DONE]');
         return;
       }
       // `[DONE]` without interaction.completed: the response was cut short.
-      closeCompleteCalls();
-      emit(errorEvent('incomplete_stream', 'the stream ended before interaction.completed', true));
-      emit(doneEvent('error', null));
+      self.closeCompleteCalls();
+      self.emit(errorEvent('incomplete_stream', 'the stream ended before interaction.completed', true));
+      self.emit(doneEvent('error', null));
     },
     onIncomplete() {
       cursor = undefined;
-      closeCompleteCalls();
+      self.closeCompleteCalls();
     },
     get started() {
       return started;

@@ -331,296 +331,299 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
   /** Events emitted for the payload being handled (to know when a raw is owed). */
   let emitted = 0;
 
-  function emit(ev: UnifiedEvent): void {
-    emitted++;
-    ctx.emit(ev);
-  }
+  const self = {
+    emit(ev: UnifiedEvent): void {
+      emitted++;
+      ctx.emit(ev);
+    },
 
-  function candidate(k: number): CandidateState {
-    for (const c of candidates) if (c.choice === k) return c;
-    const c: CandidateState = { choice: k, blocks: 0, kind: 'none', current: -1, call: null, sawFunctionCall: false, finishReason: null };
-    // Kept sorted by choice: done events go out in that order.
-    let i = candidates.length;
-    while (i > 0 && candidates[i - 1]!.choice > k) i--;
-    candidates.splice(i, 0, c);
-    return c;
-  }
+    candidate(k: number): CandidateState {
+      for (const c of candidates) if (c.choice === k) return c;
+      const c: CandidateState = { choice: k, blocks: 0, kind: 'none', current: -1, call: null, sawFunctionCall: false, finishReason: null };
+      // Kept sorted by choice: done events go out in that order.
+      let i = candidates.length;
+      while (i > 0 && candidates[i - 1]!.choice > k) i--;
+      candidates.splice(i, 0, c);
+      return c;
+    },
 
-  /** Stamps `choice` for candidates other than 0 (key order stays fixed: it is always last). */
-  function out<E extends UnifiedEvent>(c: CandidateState, ev: E): void {
-    if (c.choice !== 0) ev.choice = c.choice;
-    emit(ev);
-  }
+    /** Stamps `choice` for candidates other than 0 (key order stays fixed: it is always last). */
+    out<E extends UnifiedEvent>(c: CandidateState, ev: E): void {
+      if (c.choice !== 0) ev.choice = c.choice;
+      self.emit(ev);
+    },
 
-  function openBlock(c: CandidateState, kind: BlockKind): number {
-    c.kind = kind;
-    c.current = c.blocks++;
-    return c.current;
-  }
+    openBlock(c: CandidateState, kind: BlockKind): number {
+      c.kind = kind;
+      c.current = c.blocks++;
+      return c.current;
+    },
 
-  function signature(c: CandidateState, index: number, sig: string): void {
-    out(c, { type: 'signature', index, signature: sig, kind: 'thought_signature' });
-  }
+    signature(c: CandidateState, index: number, sig: string): void {
+      self.out(c, { type: 'signature', index, signature: sig, kind: 'thought_signature' });
+    },
 
-  function closeCall(c: CandidateState): void {
-    const call = c.call;
-    if (call === null) return;
-    c.call = null;
-    const { args, rest } = call.assembler.finish();
-    if (rest !== null && rest !== '') out(c, { type: 'tool_call_delta', index: call.index, id: call.id, argumentsDelta: rest });
-    out(c, { type: 'tool_call_done', index: call.index, id: call.id, name: call.name, arguments: args });
-  }
-
-  function functionCallPart(c: CandidateState, fc: JsonObject, sig: string | undefined): void {
-    const name = str(fc['name']);
-    const partialArgs = arr(fc['partialArgs']);
-    const willContinue = fc['willContinue'] === true;
-    if ((name === undefined || name === '') && c.call !== null) {
-      // Continuation of a Vertex streamed call (also its empty `{}` terminator).
+    closeCall(c: CandidateState): void {
       const call = c.call;
-      if (partialArgs !== undefined) {
-        const delta = call.assembler.apply(partialArgs);
-        if (delta !== '') out(c, { type: 'tool_call_delta', index: call.index, id: call.id, argumentsDelta: delta });
-      }
-      if (sig !== undefined && sig !== '') signature(c, call.index, sig);
-      if (!willContinue) closeCall(c);
-      return;
-    }
-    if (name === undefined && partialArgs === undefined && !isObject(fc['args'])) {
-      // A stray terminator or keep-alive with no call open: nothing to map.
-      if (sig !== undefined && sig !== '' && c.current >= 0) signature(c, c.current, sig);
-      return;
-    }
-    closeCall(c); // a new named call ends one whose terminator never came
-    const index = openBlock(c, 'call');
-    const id = str(fc['id']) || `call_${index}`;
-    const callName = name ?? '';
-    c.sawFunctionCall = true;
-    out(c, { type: 'tool_call_start', index, id, name: callName });
-    if (partialArgs !== undefined || willContinue) {
-      const call: OpenCall = { index, id, name: callName, assembler: new PartialArgsAssembler() };
-      c.call = call;
-      if (partialArgs !== undefined) {
-        const delta = call.assembler.apply(partialArgs);
-        if (delta !== '') out(c, { type: 'tool_call_delta', index, id, argumentsDelta: delta });
-      }
-      if (sig !== undefined && sig !== '') signature(c, index, sig);
-      if (!willContinue) closeCall(c);
-      return;
-    }
-    const args = JSON.stringify(fc['args'] ?? {});
-    out(c, { type: 'tool_call_delta', index, id, argumentsDelta: args });
-    out(c, { type: 'tool_call_done', index, id, name: callName, arguments: args });
-    if (sig !== undefined && sig !== '') signature(c, index, sig);
-  }
+      if (call === null) return;
+      c.call = null;
+      const { args, rest } = call.assembler.finish();
+      if (rest !== null && rest !== '') self.out(c, { type: 'tool_call_delta', index: call.index, id: call.id, argumentsDelta: rest });
+      self.out(c, { type: 'tool_call_done', index: call.index, id: call.id, name: call.name, arguments: args });
+    },
 
-  /** Maps one part; returns true when the part holds something no unified event carries. */
-  function part(c: CandidateState, p: JsonObject): boolean {
-    let notable = false;
-    for (const k in p) {
-      if (!HANDLED_PART.has(k)) {
-        notable = true;
-        break;
-      }
-    }
-    const sig = str(p['thoughtSignature']);
-    const fc = obj(p['functionCall']);
-    if (fc !== undefined) {
-      functionCallPart(c, fc, sig);
-      return notable;
-    }
-    const text = str(p['text']);
-    if (text !== undefined) {
-      if (text === '' && (sig === undefined || sig === '')) return notable;
-      const kind: BlockKind = p['thought'] === true ? 'thought' : 'text';
-      closeCall(c);
-      const index = c.kind === kind ? c.current : openBlock(c, kind);
-      if (text !== '') {
-        if (kind === 'thought') out(c, { type: 'reasoning_delta', index, text });
-        else out(c, { type: 'text_delta', index, text });
-      }
-      if (sig !== undefined && sig !== '') signature(c, index, sig);
-      return notable;
-    }
-    if (!notable) {
-      // Only a signature (or nothing): it belongs to the current block.
-      if (sig !== undefined && sig !== '') signature(c, c.current >= 0 ? c.current : openBlock(c, 'other'), sig);
-      return false;
-    }
-    // executableCode, codeExecutionResult, inlineData, fileData, toolCall…: a block of its own, carried by raw.
-    closeCall(c);
-    const index = openBlock(c, 'other');
-    if (sig !== undefined && sig !== '') signature(c, index, sig);
-    return true;
-  }
-
-  /** Maps one candidate; returns true when it holds something only raw carries. */
-  function candidatePayload(c: CandidateState, cand: JsonObject): boolean {
-    let notable = false;
-    for (const k in cand) {
-      if (!QUIET_CANDIDATE.has(k) && !isEmptyValue(cand[k])) {
-        notable = true;
-        break;
-      }
-    }
-    const content = obj(cand['content']);
-    const parts = content === undefined ? undefined : arr(content['parts']);
-    if (parts !== undefined) {
-      for (const p of parts) {
-        if (isObject(p)) {
-          if (part(c, p)) notable = true;
-        } else notable = true;
-      }
-    }
-    const finish = str(cand['finishReason']);
-    if (finish !== undefined && finish !== '') {
-      closeCall(c);
-      c.finishReason = finish;
-    }
-    return notable;
-  }
-
-  function doneFor(c: CandidateState, fallback: StopReason): DoneEvent {
-    const reason = c.finishReason;
-    return reason === null ? doneEvent(fallback, null) : doneEvent(stopReasonOf(reason, c.sawFunctionCall), reason);
-  }
-
-  /** Closes open calls and reports the last usage. */
-  function flush(): void {
-    for (const c of candidates) closeCall(c);
-    if (usage === null) return;
-    if (typeof usage === 'string') usage = JSON.parse(usage) as JsonObject;
-    const u = geminiUsage(usage);
-    // Vertex sends `{trafficType}` alone until the last chunk: no count known is no usage.
-    if (u.inputTokens === null && u.outputTokens === null && u.totalTokens === null) return;
-    emit(usageEvent(u, usage));
-  }
-
-  /** Choices k>0 first, then the response's own done (candidate 0). */
-  function finish(final: DoneEvent, fallback: StopReason): void {
-    for (const c of candidates) if (c.choice !== 0) out(c, doneFor(c, fallback));
-    emit(final);
-  }
-
-  function finishNormally(): void {
-    flush();
-    const c0 = candidates.length > 0 && candidates[0]!.choice === 0 ? candidates[0]! : null;
-    finish(c0 === null ? doneEvent('other', null) : doneFor(c0, 'other'), 'other');
-  }
-
-  function abort(code: string, message: string, raw: Json | undefined): void {
-    flush();
-    emit(errorEvent(code, message, true, raw));
-    // A terminal error is followed by done(error); finished choices k>0 keep their own reason.
-    finish(doneEvent('error', null), 'error');
-  }
-
-  function errorChunk(payload: JsonObject, err: JsonObject): void {
-    const status = str(err['status']);
-    const codeValue = err['code'];
-    const code = status || (typeof codeValue === 'number' ? String(codeValue) : str(codeValue)) || 'provider_error';
-    abort(code, str(err['message']) ?? code, payload);
-  }
-
-  function onPayload(payload: Json): void {
-    if (!isObject(payload)) {
-      emit({ type: 'raw', event: payload });
-      return;
-    }
-    emitted = 0;
-    const cands = arr(payload['candidates']);
-    const err = obj(payload['error']);
-    if (err !== undefined && cands === undefined) {
-      errorChunk(payload, err);
-      return;
-    }
-    if (!started) {
-      started = true;
-      emit({ type: 'start', id: str(payload['responseId']) ?? null, model: str(payload['modelVersion']) ?? null });
-    }
-    const u = obj(payload['usageMetadata']);
-    if (u !== undefined) usage = u;
-    let notable = false;
-    for (const k in payload) {
-      if (!QUIET_TOP.has(k) && !isEmptyValue(payload[k])) {
-        notable = true;
-        break;
-      }
-    }
-    if (cands !== undefined) {
-      for (let i = 0; i < cands.length; i++) {
-        const cand = cands[i];
-        if (!isObject(cand)) {
-          notable = true;
-          continue;
+    functionCallPart(c: CandidateState, fc: JsonObject, sig: string | undefined): void {
+      const name = str(fc['name']);
+      const partialArgs = arr(fc['partialArgs']);
+      const willContinue = fc['willContinue'] === true;
+      if ((name === undefined || name === '') && c.call !== null) {
+        // Continuation of a Vertex streamed call (also its empty `{}` terminator).
+        const call = c.call;
+        if (partialArgs !== undefined) {
+          const delta = call.assembler.apply(partialArgs);
+          if (delta !== '') self.out(c, { type: 'tool_call_delta', index: call.index, id: call.id, argumentsDelta: delta });
         }
-        const c = candidate(num(cand['index']) ?? i);
-        if (candidatePayload(c, cand)) notable = true;
+        if (sig !== undefined && sig !== '') self.signature(c, call.index, sig);
+        if (!willContinue) self.closeCall(c);
+        return;
       }
-    }
-    // The response ends when every candidate has finished, or on a prompt block (no candidates at all).
-    let blockReason: string | undefined;
-    let finishing = candidates.length > 0;
-    if (finishing) {
-      for (const c of candidates) if (c.finishReason === null) finishing = false;
-    } else {
-      blockReason = str(obj(payload['promptFeedback'])?.['blockReason']);
-      finishing = blockReason !== undefined && blockReason !== '';
-    }
-    // Raw keeps what no unified event carries, and stands for a chunk that maps to nothing.
-    if (notable || (emitted === 0 && !finishing)) emit({ type: 'raw', event: payload });
-    if (!finishing) return;
-    if (blockReason !== undefined) {
-      flush();
-      emit(doneEvent('refusal', blockReason));
-    } else finishNormally();
-  }
+      if (name === undefined && partialArgs === undefined && !isObject(fc['args'])) {
+        // A stray terminator or keep-alive with no call open: nothing to map.
+        if (sig !== undefined && sig !== '' && c.current >= 0) self.signature(c, c.current, sig);
+        return;
+      }
+      self.closeCall(c); // a new named call ends one whose terminator never came
+      const index = self.openBlock(c, 'call');
+      const id = str(fc['id']) || `call_${index}`;
+      const callName = name ?? '';
+      c.sawFunctionCall = true;
+      self.out(c, { type: 'tool_call_start', index, id, name: callName });
+      if (partialArgs !== undefined || willContinue) {
+        const call: OpenCall = { index, id, name: callName, assembler: new PartialArgsAssembler() };
+        c.call = call;
+        if (partialArgs !== undefined) {
+          const delta = call.assembler.apply(partialArgs);
+          if (delta !== '') self.out(c, { type: 'tool_call_delta', index, id, argumentsDelta: delta });
+        }
+        if (sig !== undefined && sig !== '') self.signature(c, index, sig);
+        if (!willContinue) self.closeCall(c);
+        return;
+      }
+      const args = JSON.stringify(fc['args'] ?? {});
+      self.out(c, { type: 'tool_call_delta', index, id, argumentsDelta: args });
+      self.out(c, { type: 'tool_call_done', index, id, name: callName, arguments: args });
+      if (sig !== undefined && sig !== '') self.signature(c, index, sig);
+    },
 
-  /**
-   * A one-candidate text or thought chunk recognised from the frame text: what
-   * onPayload does for it; false for a chunk that would end the response or
-   * map to nothing.
-   */
-  function onTemplate(m: TemplateMatch): boolean {
-    if (!started) return false;
-    const text = m.str(F_TEXT);
-    if (text === undefined || text === '') return false;
-    const k = m.int(F_CANDIDATE) ?? 0;
-    // Not finishing: the response ends when every candidate has a finishReason, and this one gets none.
-    for (const c of candidates) if (c.choice === k && c.finishReason !== null) return false;
-    emitted = 0;
-    const u = m.json(F_USAGE);
-    if (u !== undefined) usage = u;
-    const c = candidate(k);
-    const kind: BlockKind = m.kind === THOUGHT ? 'thought' : 'text';
-    closeCall(c);
-    const index = c.kind === kind ? c.current : openBlock(c, kind);
-    if (kind === 'thought') out(c, { type: 'reasoning_delta', index, text });
-    else out(c, { type: 'text_delta', index, text });
-    const sig = m.str(F_SIGNATURE);
-    if (sig !== undefined && sig !== '') signature(c, index, sig);
-    return true;
-  }
+    /** Maps one part; returns true when the part holds something no unified event carries. */
+    part(c: CandidateState, p: JsonObject): boolean {
+      let notable = false;
+      for (const k in p) {
+        if (!HANDLED_PART.has(k)) {
+          notable = true;
+          break;
+        }
+      }
+      const sig = str(p['thoughtSignature']);
+      const fc = obj(p['functionCall']);
+      if (fc !== undefined) {
+        self.functionCallPart(c, fc, sig);
+        return notable;
+      }
+      const text = str(p['text']);
+      if (text !== undefined) {
+        if (text === '' && (sig === undefined || sig === '')) return notable;
+        const kind: BlockKind = p['thought'] === true ? 'thought' : 'text';
+        self.closeCall(c);
+        const index = c.kind === kind ? c.current : self.openBlock(c, kind);
+        if (text !== '') {
+          if (kind === 'thought') self.out(c, { type: 'reasoning_delta', index, text });
+          else self.out(c, { type: 'text_delta', index, text });
+        }
+        if (sig !== undefined && sig !== '') self.signature(c, index, sig);
+        return notable;
+      }
+      if (!notable) {
+        // Only a signature (or nothing): it belongs to the current block.
+        if (sig !== undefined && sig !== '') self.signature(c, c.current >= 0 ? c.current : self.openBlock(c, 'other'), sig);
+        return false;
+      }
+      // executableCode, codeExecutionResult, inlineData, fileData, toolCall…: a block of its own, carried by raw.
+      self.closeCall(c);
+      const index = self.openBlock(c, 'other');
+      if (sig !== undefined && sig !== '') self.signature(c, index, sig);
+      return true;
+    },
+
+    /** Maps one candidate; returns true when it holds something only raw carries. */
+    candidatePayload(c: CandidateState, cand: JsonObject): boolean {
+      let notable = false;
+      for (const k in cand) {
+        if (!QUIET_CANDIDATE.has(k) && !isEmptyValue(cand[k])) {
+          notable = true;
+          break;
+        }
+      }
+      const content = obj(cand['content']);
+      const parts = content === undefined ? undefined : arr(content['parts']);
+      if (parts !== undefined) {
+        for (const p of parts) {
+          if (isObject(p)) {
+            if (self.part(c, p)) notable = true;
+          } else notable = true;
+        }
+      }
+      const finish = str(cand['finishReason']);
+      if (finish !== undefined && finish !== '') {
+        self.closeCall(c);
+        c.finishReason = finish;
+      }
+      return notable;
+    },
+
+    doneFor(c: CandidateState, fallback: StopReason): DoneEvent {
+      const reason = c.finishReason;
+      return reason === null ? doneEvent(fallback, null) : doneEvent(stopReasonOf(reason, c.sawFunctionCall), reason);
+    },
+
+    /** Closes open calls and reports the last usage. */
+    flush(): void {
+      for (const c of candidates) self.closeCall(c);
+      if (usage === null) return;
+      if (typeof usage === 'string') usage = JSON.parse(usage) as JsonObject;
+      const u = geminiUsage(usage);
+      // Vertex sends `{trafficType}` alone until the last chunk: no count known is no usage.
+      if (u.inputTokens === null && u.outputTokens === null && u.totalTokens === null) return;
+      self.emit(usageEvent(u, usage));
+    },
+
+    /** Choices k>0 first, then the response's own done (candidate 0). */
+    finish(final: DoneEvent, fallback: StopReason): void {
+      for (const c of candidates) if (c.choice !== 0) self.out(c, self.doneFor(c, fallback));
+      self.emit(final);
+    },
+
+    finishNormally(): void {
+      self.flush();
+      const c0 = candidates.length > 0 && candidates[0]!.choice === 0 ? candidates[0]! : null;
+      self.finish(c0 === null ? doneEvent('other', null) : self.doneFor(c0, 'other'), 'other');
+    },
+
+    abort(code: string, message: string, raw: Json | undefined): void {
+      self.flush();
+      self.emit(errorEvent(code, message, true, raw));
+      // A terminal error is followed by done(error); finished choices k>0 keep their own reason.
+      self.finish(doneEvent('error', null), 'error');
+    },
+
+    errorChunk(payload: JsonObject, err: JsonObject): void {
+      const status = str(err['status']);
+      const codeValue = err['code'];
+      const code = status || (typeof codeValue === 'number' ? String(codeValue) : str(codeValue)) || 'provider_error';
+      self.abort(code, str(err['message']) ?? code, payload);
+    },
+
+    onPayload(payload: Json): void {
+      if (!isObject(payload)) {
+        self.emit({ type: 'raw', event: payload });
+        return;
+      }
+      emitted = 0;
+      const cands = arr(payload['candidates']);
+      const err = obj(payload['error']);
+      if (err !== undefined && cands === undefined) {
+        self.errorChunk(payload, err);
+        return;
+      }
+      if (!started) {
+        started = true;
+        self.emit({ type: 'start', id: str(payload['responseId']) ?? null, model: str(payload['modelVersion']) ?? null });
+      }
+      const u = obj(payload['usageMetadata']);
+      if (u !== undefined) usage = u;
+      let notable = false;
+      for (const k in payload) {
+        if (!QUIET_TOP.has(k) && !isEmptyValue(payload[k])) {
+          notable = true;
+          break;
+        }
+      }
+      if (cands !== undefined) {
+        for (let i = 0; i < cands.length; i++) {
+          const cand = cands[i];
+          if (!isObject(cand)) {
+            notable = true;
+            continue;
+          }
+          const c = self.candidate(num(cand['index']) ?? i);
+          if (self.candidatePayload(c, cand)) notable = true;
+        }
+      }
+      // The response ends when every candidate has finished, or on a prompt block (no candidates at all).
+      let blockReason: string | undefined;
+      let finishing = candidates.length > 0;
+      if (finishing) {
+        for (const c of candidates) if (c.finishReason === null) finishing = false;
+      } else {
+        blockReason = str(obj(payload['promptFeedback'])?.['blockReason']);
+        finishing = blockReason !== undefined && blockReason !== '';
+      }
+      // Raw keeps what no unified event carries, and stands for a chunk that maps to nothing.
+      if (notable || (emitted === 0 && !finishing)) self.emit({ type: 'raw', event: payload });
+      if (!finishing) return;
+      if (blockReason !== undefined) {
+        self.flush();
+        self.emit(doneEvent('refusal', blockReason));
+      } else self.finishNormally();
+    },
+
+    /**
+     * A one-candidate text or thought chunk recognised from the frame text: what
+     * onPayload does for it; false for a chunk that would end the response or
+     * map to nothing.
+     */
+    onTemplate(m: TemplateMatch): boolean {
+      if (!started) return false;
+      const text = m.str(F_TEXT);
+      if (text === undefined || text === '') return false;
+      const k = m.int(F_CANDIDATE) ?? 0;
+      // Not finishing: the response ends when every candidate has a finishReason, and this one gets none.
+      for (const c of candidates) if (c.choice === k && c.finishReason !== null) return false;
+      emitted = 0;
+      const u = m.json(F_USAGE);
+      if (u !== undefined) usage = u;
+      const c = self.candidate(k);
+      const kind: BlockKind = m.kind === THOUGHT ? 'thought' : 'text';
+      self.closeCall(c);
+      const index = c.kind === kind ? c.current : self.openBlock(c, kind);
+      if (kind === 'thought') self.out(c, { type: 'reasoning_delta', index, text });
+      else self.out(c, { type: 'text_delta', index, text });
+      const sig = m.str(F_SIGNATURE);
+      if (sig !== undefined && sig !== '') self.signature(c, index, sig);
+      return true;
+    },
+
+  };
 
   return {
-    onPayload,
-    onTemplate,
+    onPayload: self.onPayload,
+    onTemplate: self.onTemplate,
     learnTemplate: learnGeminiTemplate,
     onDoneSentinel() {
       // `[DONE]` is not part of this dialect; a proxy's sentinel before finishReason ends the response cut short.
       if (!started) {
-        emit({ type: 'raw', event: '[DONE]' });
+        self.emit({ type: 'raw', event: '[DONE]' });
         return;
       }
-      abort('incomplete_stream', 'the stream ended before a finishReason', undefined);
+      self.abort('incomplete_stream', 'the stream ended before a finishReason', undefined);
     },
     onIncomplete() {
       if (candidates.some((c) => c.choice !== 0)) {
         // Choices k>0 owe their own done, which only this handler can emit in order.
-        abort('incomplete_stream', "input ended before the response's terminal event", undefined);
+        self.abort('incomplete_stream', "input ended before the response's terminal event", undefined);
         return;
       }
-      flush();
+      self.flush();
     },
     get started() {
       return started;

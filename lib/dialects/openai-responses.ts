@@ -133,376 +133,379 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
     const callsById = new Map<string, Call>();
     const callsByIndex = new Map<number, Call>();
 
-    function out(ev: UnifiedEvent): void {
-      if (cursor !== undefined) ev.cursor = cursor;
-      ctx.emit(ev);
-    }
+    const self = {
+      out(ev: UnifiedEvent): void {
+        if (cursor !== undefined) ev.cursor = cursor;
+        ctx.emit(ev);
+      },
 
-    function raw(payload: Json): void {
-      out({ type: 'raw', event: payload });
-    }
+      raw(payload: Json): void {
+        self.out({ type: 'raw', event: payload });
+      },
 
-    function begin(p: JsonObject): void {
-      started = true;
-      const response = obj(p['response']);
-      responseId = str(response?.['id']) ?? null;
-      out({ type: 'start', id: responseId, model: str(response?.['model']) ?? null });
-    }
+      begin(p: JsonObject): void {
+        started = true;
+        const response = obj(p['response']);
+        responseId = str(response?.['id']) ?? null;
+        self.out({ type: 'start', id: responseId, model: str(response?.['model']) ?? null });
+      },
 
-    function checkSequence(seq: number): void {
-      const last = lastSeq;
-      if (last === undefined) {
-        lastSeq = seq;
-        return;
-      }
-      if (seq !== last + 1) {
-        const message =
-          seq <= last
-            ? `sequence_number ${seq} after ${last}: out of order or repeated`
-            : `sequence_number ${seq} after ${last}: ${seq - last - 1} event(s) missing`;
-        out(errorEvent('sequence_gap', message, false));
-      }
-      if (seq > last) lastSeq = seq;
-    }
-
-    // --- deltas -----------------------------------------------------------
-
-    function onText(p: JsonObject, refusal: boolean): void {
-      const text = str(p['delta']);
-      if (text === undefined || text === '') {
-        raw(p);
-        return;
-      }
-      const index = num(p['output_index']) ?? 0;
-      const contentIndex = num(p['content_index']);
-      const ev: TextDeltaEvent =
-        contentIndex === undefined
-          ? { type: 'text_delta', index, text }
-          : { type: 'text_delta', index, contentIndex, text };
-      if (refusal) ev.refusal = true;
-      out(ev);
-    }
-
-    function onReasoning(p: JsonObject, positionKey: 'summary_index' | 'content_index'): void {
-      const text = str(p['delta']);
-      if (text === undefined || text === '') {
-        raw(p);
-        return;
-      }
-      const index = num(p['output_index']) ?? 0;
-      const contentIndex = num(p[positionKey]);
-      out(
-        contentIndex === undefined
-          ? { type: 'reasoning_delta', index, text }
-          : { type: 'reasoning_delta', index, contentIndex, text },
-      );
-    }
-
-    // --- tool calls -------------------------------------------------------
-
-    function findCall(itemId: string | undefined, index: number | undefined): Call | undefined {
-      return (itemId === undefined ? undefined : callsById.get(itemId)) ?? (index === undefined ? undefined : callsByIndex.get(index));
-    }
-
-    /** Registers a call and emits its tool_call_start. */
-    function openCall(itemId: string | undefined, index: number, kind: CallKind, callId: string | undefined, name: string): Call {
-      const id = callId !== undefined && callId !== '' ? callId : `call_${index}`;
-      const call: Call = { index, id, name, kind, parts: [], done: false };
-      if (itemId !== undefined) callsById.set(itemId, call);
-      callsByIndex.set(index, call);
-      if (isClientKind(kind)) clientCall = true;
-      out({ type: 'tool_call_start', index, id, name });
-      return call;
-    }
-
-    function openCallFromItem(item: JsonObject, index: number, kind: CallKind): Call {
-      // mcp_call items have no call_id: their item id is what identifies them.
-      const callId = kind === 'mcp' ? str(item['id']) : str(item['call_id']);
-      return openCall(str(item['id']), index, kind, callId, nameOf(item, kind));
-    }
-
-    /** A delta or done for an item whose output_item.added was not seen (a resumed stream). */
-    function openOrphan(p: JsonObject, kind: CallKind): Call {
-      const index = num(p['output_index']) ?? 0;
-      return openCall(str(p['item_id']), index, kind, kind === 'mcp' ? str(p['item_id']) : undefined, str(p['name']) ?? '');
-    }
-
-    function pushDelta(call: Call, delta: string): void {
-      call.parts.push(delta);
-      out({ type: 'tool_call_delta', index: call.index, id: call.id, argumentsDelta: delta });
-    }
-
-    /** Emits tool_call_done; a call whose arguments were never streamed first gets one delta holding them all. */
-    function finishCall(call: Call, args: string | undefined): void {
-      const text = args ?? joined(call.parts);
-      if (call.parts.length === 0 && text !== '') pushDelta(call, text);
-      call.done = true;
-      out({ type: 'tool_call_done', index: call.index, id: call.id, name: call.name, arguments: text });
-    }
-
-    function onItemAdded(p: JsonObject): void {
-      const item = obj(p['item']);
-      const kind = callKind(str(item?.['type']));
-      if (item === undefined || kind === undefined) {
-        raw(p); // messages, reasoning, hosted tools (web/file search, code interpreter, image generation, mcp listing…)
-        return;
-      }
-      const call = openCallFromItem(item, num(p['output_index']) ?? 0, kind);
-      // Some endpoints deliver the whole call in the added item (built-in tools' items are
-      // still partial here: their arguments come whole at output_item.done).
-      const initial = kind === 'item' ? undefined : argumentsOf(item, kind);
-      if (initial !== undefined && initial !== '') pushDelta(call, initial);
-    }
-
-    function onToolDelta(p: JsonObject, kind: CallKind): void {
-      const call = findCall(str(p['item_id']), num(p['output_index'])) ?? openOrphan(p, kind);
-      const delta = str(p['delta']);
-      if (call.done || delta === undefined || delta === '') raw(p);
-      else pushDelta(call, delta);
-    }
-
-    function onToolDone(p: JsonObject, kind: CallKind): void {
-      const call = findCall(str(p['item_id']), num(p['output_index'])) ?? openOrphan(p, kind);
-      if (call.done) {
-        raw(p);
-        return;
-      }
-      if (call.name === '') call.name = str(p['name']) ?? '';
-      // The done value is authoritative (custom tools: free-form `input` text).
-      finishCall(call, str(p[kind === 'custom' ? 'input' : 'arguments']));
-    }
-
-    function onItemDone(p: JsonObject): void {
-      const item = obj(p['item']);
-      const type = str(item?.['type']);
-      const index = num(p['output_index']) ?? 0;
-      if (type === 'reasoning') {
-        const signature = str(item!['encrypted_content']);
-        if (signature !== undefined && signature !== '') out({ type: 'signature', index, signature, kind: 'encrypted_content' });
-      } else {
-        const kind = callKind(type);
-        if (item !== undefined && kind !== undefined) {
-          const call = findCall(str(item['id']), index) ?? openCallFromItem(item, index, kind);
-          if (call.name === '') call.name = nameOf(item, kind);
-          if (!call.done) finishCall(call, argumentsOf(item, kind));
+      checkSequence(seq: number): void {
+        const last = lastSeq;
+        if (last === undefined) {
+          lastSeq = seq;
+          return;
         }
-      }
-      // The item itself (id, status, summary, mcp output…) stays available.
-      raw(p);
-    }
-
-    /** Calls still open at a terminal event end with what was streamed, else the final output item's value. */
-    function finishOpenCalls(output: Json[] | undefined): void {
-      for (const call of callsByIndex.values()) {
-        if (call.done) continue;
-        let args: string | undefined;
-        if (call.parts.length === 0 && output !== undefined) {
-          const item = obj(output[call.index]);
-          if (item !== undefined && callKind(str(item['type'])) === call.kind) args = argumentsOf(item, call.kind);
+        if (seq !== last + 1) {
+          const message =
+            seq <= last
+              ? `sequence_number ${seq} after ${last}: out of order or repeated`
+              : `sequence_number ${seq} after ${last}: ${seq - last - 1} event(s) missing`;
+          self.out(errorEvent('sequence_gap', message, false));
         }
-        finishCall(call, args);
-      }
-    }
+        if (seq > last) lastSeq = seq;
+      },
 
-    function outputHasClientCall(output: Json[] | undefined): boolean {
-      if (output === undefined) return false;
-      for (const entry of output) {
-        const kind = callKind(str(obj(entry)?.['type']));
-        if (kind !== undefined && isClientKind(kind)) return true;
-      }
-      return false;
-    }
+      // --- deltas -----------------------------------------------------------
 
-    // --- lifecycle and terminals -------------------------------------------
-
-    function emitUsage(response: JsonObject | undefined): void {
-      const u = obj(response?.['usage']);
-      if (u === undefined) return;
-      const input = num(u['input_tokens']);
-      const output = num(u['output_tokens']);
-      const total = num(u['total_tokens']);
-      out(
-        usageEvent(
-          {
-            inputTokens: input ?? null,
-            // Both OpenAI and xAI count reasoning inside output_tokens.
-            outputTokens: output ?? null,
-            totalTokens: total ?? (input !== undefined && output !== undefined ? input + output : null),
-            reasoningTokens: num(obj(u['output_tokens_details'])?.['reasoning_tokens']) ?? null,
-            cachedInputTokens: num(obj(u['input_tokens_details'])?.['cached_tokens']) ?? null,
-          },
-          u,
-        ),
-      );
-    }
-
-    /** completed / incomplete / failed / cancelled: the snapshot as raw, usage, then done. */
-    function onTerminal(p: JsonObject, type: string): void {
-      const response = obj(p['response']);
-      const output = arr(response?.['output']);
-      const status = str(response?.['status']);
-      raw(p); // the final Response object (output, moderation, annotations…)
-      finishOpenCalls(output);
-      let stop: StopReason;
-      let reason: string | null;
-      switch (type) {
-        case 'response.completed':
-          stop = clientCall || outputHasClientCall(output) ? 'tool_use' : 'end';
-          reason = status ?? 'completed';
-          break;
-        case 'response.incomplete': {
-          const why = str(obj(response?.['incomplete_details'])?.['reason']);
-          stop = why === 'max_output_tokens' ? 'max_tokens' : why === 'content_filter' ? 'refusal' : 'other';
-          reason = why ?? status ?? 'incomplete';
-          break;
+      onText(p: JsonObject, refusal: boolean): void {
+        const text = str(p['delta']);
+        if (text === undefined || text === '') {
+          self.raw(p);
+          return;
         }
-        case 'response.failed': {
-          stop = 'error';
-          reason = status ?? 'failed';
-          if (!errorSeen) {
-            // Not after an `error` event: that one already reported this failure.
-            const error = obj(response?.['error']);
-            const { code, message } = error === undefined ? { code: 'provider_error', message: 'response failed' } : readError({ error });
-            out(errorEvent(code, message, true, error ?? p));
-          }
-          break;
-        }
-        default: // response.cancelled
-          stop = 'other';
-          reason = status ?? 'cancelled';
-      }
-      emitUsage(response);
-      // After a terminal `error` event the response ended in error, whatever the later status says.
-      out(doneEvent(errorSeen ? 'error' : stop, reason));
-    }
-
-    function onError(p: JsonObject): void {
-      const { code, message } = readError(p);
-      out(errorEvent(code, message, true, p));
-      errorSeen = true; // done deferred: see errorSeen
-    }
-
-    /** Calls cut off at end of input are owed a done only when their text is already whole JSON. */
-    function finishParseableCalls(): void {
-      for (const call of callsByIndex.values()) {
-        if (call.done || call.parts.length === 0) continue;
-        try {
-          JSON.parse(joined(call.parts));
-        } catch {
-          continue;
-        }
-        finishCall(call, undefined);
-      }
-    }
-
-    /** A new response.created arrived while this response had no terminal event yet: close it. */
-    function cutOff(): void {
-      const seq = cursor;
-      cursor = undefined; // these events belong to the old response, not to the new payload
-      finishParseableCalls();
-      if (!errorSeen) out(errorEvent('incomplete_stream', 'a new response began before this response\'s terminal event', true));
-      out(doneEvent('error', null));
-      cursor = seq;
-    }
-
-    function dispatch(p: JsonObject, type: string): void {
-      // Hot types first: a string switch compares in order.
-      switch (type) {
-        case 'response.output_text.delta':
-          onText(p, false);
-          return;
-        case 'response.function_call_arguments.delta':
-          onToolDelta(p, 'function');
-          return;
-        case 'response.reasoning_summary_text.delta':
-          onReasoning(p, 'summary_index');
-          return;
-        case 'response.reasoning_text.delta':
-          onReasoning(p, 'content_index');
-          return;
-        case 'response.custom_tool_call_input.delta':
-          onToolDelta(p, 'custom');
-          return;
-        case 'response.mcp_call_arguments.delta':
-          onToolDelta(p, 'mcp');
-          return;
-        case 'response.refusal.delta':
-          onText(p, true);
-          return;
-        case 'response.output_item.added':
-          onItemAdded(p);
-          return;
-        case 'response.output_item.done':
-          onItemDone(p);
-          return;
-        case 'response.function_call_arguments.done':
-          onToolDone(p, 'function');
-          return;
-        case 'response.custom_tool_call_input.done':
-          onToolDone(p, 'custom');
-          return;
-        case 'response.mcp_call_arguments.done':
-          onToolDone(p, 'mcp');
-          return;
-        case 'response.completed':
-        case 'response.incomplete':
-        case 'response.failed':
-        case 'response.cancelled':
-          onTerminal(p, type);
-          return;
-        case 'error':
-          onError(p);
-          return;
-        default:
-          // created/queued/in_progress snapshots, content_part.*, *.done texts (they repeat the
-          // streamed text), annotations, hosted-tool progress, image partials, unknown types.
-          raw(p);
-      }
-    }
-
-    /**
-     * A delta recognised from the frame text: what onPayload → dispatch does for
-     * it, decided before any state changes; false for what ends up raw.
-     */
-    function onTemplate(m: TemplateMatch): boolean {
-      if (!started) return false;
-      const delta = m.str(F_DELTA);
-      if (delta === undefined || delta === '') return false;
-      const kind = m.kind;
-      let ev: UnifiedEvent;
-      if (kind === TEXT || kind === REFUSAL || kind === REASONING) {
-        const index = m.int(F_OUTPUT) ?? 0;
-        const contentIndex = m.int(F_POSITION);
-        const type = kind === REASONING ? 'reasoning_delta' : 'text_delta';
-        ev =
+        const index = num(p['output_index']) ?? 0;
+        const contentIndex = num(p['content_index']);
+        const ev: TextDeltaEvent =
           contentIndex === undefined
-            ? { type, index, text: delta }
-            : { type, index, contentIndex, text: delta };
-        if (kind === REFUSAL) (ev as TextDeltaEvent).refusal = true;
-      } else if (kind === FUNCTION_ARGS || kind === CUSTOM_INPUT || kind === MCP_ARGS) {
-        const call = findCall(m.str(F_ITEM), m.int(F_OUTPUT));
-        if (call === undefined || call.done) return false; // an orphan opens a call: left to the parse path
+            ? { type: 'text_delta', index, text }
+            : { type: 'text_delta', index, contentIndex, text };
+        if (refusal) ev.refusal = true;
+        self.out(ev);
+      },
+
+      onReasoning(p: JsonObject, positionKey: 'summary_index' | 'content_index'): void {
+        const text = str(p['delta']);
+        if (text === undefined || text === '') {
+          self.raw(p);
+          return;
+        }
+        const index = num(p['output_index']) ?? 0;
+        const contentIndex = num(p[positionKey]);
+        self.out(
+          contentIndex === undefined
+            ? { type: 'reasoning_delta', index, text }
+            : { type: 'reasoning_delta', index, contentIndex, text },
+        );
+      },
+
+      // --- tool calls -------------------------------------------------------
+
+      findCall(itemId: string | undefined, index: number | undefined): Call | undefined {
+        return (itemId === undefined ? undefined : callsById.get(itemId)) ?? (index === undefined ? undefined : callsByIndex.get(index));
+      },
+
+      /** Registers a call and emits its tool_call_start. */
+      openCall(itemId: string | undefined, index: number, kind: CallKind, callId: string | undefined, name: string): Call {
+        const id = callId !== undefined && callId !== '' ? callId : `call_${index}`;
+        const call: Call = { index, id, name, kind, parts: [], done: false };
+        if (itemId !== undefined) callsById.set(itemId, call);
+        callsByIndex.set(index, call);
+        if (isClientKind(kind)) clientCall = true;
+        self.out({ type: 'tool_call_start', index, id, name });
+        return call;
+      },
+
+      openCallFromItem(item: JsonObject, index: number, kind: CallKind): Call {
+        // mcp_call items have no call_id: their item id is what identifies them.
+        const callId = kind === 'mcp' ? str(item['id']) : str(item['call_id']);
+        return self.openCall(str(item['id']), index, kind, callId, nameOf(item, kind));
+      },
+
+      /** A delta or done for an item whose output_item.added was not seen (a resumed stream). */
+      openOrphan(p: JsonObject, kind: CallKind): Call {
+        const index = num(p['output_index']) ?? 0;
+        return self.openCall(str(p['item_id']), index, kind, kind === 'mcp' ? str(p['item_id']) : undefined, str(p['name']) ?? '');
+      },
+
+      pushDelta(call: Call, delta: string): void {
+        call.parts.push(delta);
+        self.out({ type: 'tool_call_delta', index: call.index, id: call.id, argumentsDelta: delta });
+      },
+
+      /** Emits tool_call_done; a call whose arguments were never streamed first gets one delta holding them all. */
+      finishCall(call: Call, args: string | undefined): void {
+        const text = args ?? joined(call.parts);
+        if (call.parts.length === 0 && text !== '') self.pushDelta(call, text);
+        call.done = true;
+        self.out({ type: 'tool_call_done', index: call.index, id: call.id, name: call.name, arguments: text });
+      },
+
+      onItemAdded(p: JsonObject): void {
+        const item = obj(p['item']);
+        const kind = callKind(str(item?.['type']));
+        if (item === undefined || kind === undefined) {
+          self.raw(p); // messages, reasoning, hosted tools (web/file search, code interpreter, image generation, mcp listing…)
+          return;
+        }
+        const call = self.openCallFromItem(item, num(p['output_index']) ?? 0, kind);
+        // Some endpoints deliver the whole call in the added item (built-in tools' items are
+        // still partial here: their arguments come whole at output_item.done).
+        const initial = kind === 'item' ? undefined : argumentsOf(item, kind);
+        if (initial !== undefined && initial !== '') self.pushDelta(call, initial);
+      },
+
+      onToolDelta(p: JsonObject, kind: CallKind): void {
+        const call = self.findCall(str(p['item_id']), num(p['output_index'])) ?? self.openOrphan(p, kind);
+        const delta = str(p['delta']);
+        if (call.done || delta === undefined || delta === '') self.raw(p);
+        else self.pushDelta(call, delta);
+      },
+
+      onToolDone(p: JsonObject, kind: CallKind): void {
+        const call = self.findCall(str(p['item_id']), num(p['output_index'])) ?? self.openOrphan(p, kind);
+        if (call.done) {
+          self.raw(p);
+          return;
+        }
+        if (call.name === '') call.name = str(p['name']) ?? '';
+        // The done value is authoritative (custom tools: free-form `input` text).
+        self.finishCall(call, str(p[kind === 'custom' ? 'input' : 'arguments']));
+      },
+
+      onItemDone(p: JsonObject): void {
+        const item = obj(p['item']);
+        const type = str(item?.['type']);
+        const index = num(p['output_index']) ?? 0;
+        if (type === 'reasoning') {
+          const signature = str(item!['encrypted_content']);
+          if (signature !== undefined && signature !== '') self.out({ type: 'signature', index, signature, kind: 'encrypted_content' });
+        } else {
+          const kind = callKind(type);
+          if (item !== undefined && kind !== undefined) {
+            const call = self.findCall(str(item['id']), index) ?? self.openCallFromItem(item, index, kind);
+            if (call.name === '') call.name = nameOf(item, kind);
+            if (!call.done) self.finishCall(call, argumentsOf(item, kind));
+          }
+        }
+        // The item itself (id, status, summary, mcp output…) stays available.
+        self.raw(p);
+      },
+
+      /** Calls still open at a terminal event end with what was streamed, else the final output item's value. */
+      finishOpenCalls(output: Json[] | undefined): void {
+        for (const call of callsByIndex.values()) {
+          if (call.done) continue;
+          let args: string | undefined;
+          if (call.parts.length === 0 && output !== undefined) {
+            const item = obj(output[call.index]);
+            if (item !== undefined && callKind(str(item['type'])) === call.kind) args = argumentsOf(item, call.kind);
+          }
+          self.finishCall(call, args);
+        }
+      },
+
+      outputHasClientCall(output: Json[] | undefined): boolean {
+        if (output === undefined) return false;
+        for (const entry of output) {
+          const kind = callKind(str(obj(entry)?.['type']));
+          if (kind !== undefined && isClientKind(kind)) return true;
+        }
+        return false;
+      },
+
+      // --- lifecycle and terminals -------------------------------------------
+
+      emitUsage(response: JsonObject | undefined): void {
+        const u = obj(response?.['usage']);
+        if (u === undefined) return;
+        const input = num(u['input_tokens']);
+        const output = num(u['output_tokens']);
+        const total = num(u['total_tokens']);
+        self.out(
+          usageEvent(
+            {
+              inputTokens: input ?? null,
+              // Both OpenAI and xAI count reasoning inside output_tokens.
+              outputTokens: output ?? null,
+              totalTokens: total ?? (input !== undefined && output !== undefined ? input + output : null),
+              reasoningTokens: num(obj(u['output_tokens_details'])?.['reasoning_tokens']) ?? null,
+              cachedInputTokens: num(obj(u['input_tokens_details'])?.['cached_tokens']) ?? null,
+            },
+            u,
+          ),
+        );
+      },
+
+      /** completed / incomplete / failed / cancelled: the snapshot as raw, usage, then done. */
+      onTerminal(p: JsonObject, type: string): void {
+        const response = obj(p['response']);
+        const output = arr(response?.['output']);
+        const status = str(response?.['status']);
+        self.raw(p); // the final Response object (output, moderation, annotations…)
+        self.finishOpenCalls(output);
+        let stop: StopReason;
+        let reason: string | null;
+        switch (type) {
+          case 'response.completed':
+            stop = clientCall || self.outputHasClientCall(output) ? 'tool_use' : 'end';
+            reason = status ?? 'completed';
+            break;
+          case 'response.incomplete': {
+            const why = str(obj(response?.['incomplete_details'])?.['reason']);
+            stop = why === 'max_output_tokens' ? 'max_tokens' : why === 'content_filter' ? 'refusal' : 'other';
+            reason = why ?? status ?? 'incomplete';
+            break;
+          }
+          case 'response.failed': {
+            stop = 'error';
+            reason = status ?? 'failed';
+            if (!errorSeen) {
+              // Not after an `error` event: that one already reported this failure.
+              const error = obj(response?.['error']);
+              const { code, message } = error === undefined ? { code: 'provider_error', message: 'response failed' } : readError({ error });
+              self.out(errorEvent(code, message, true, error ?? p));
+            }
+            break;
+          }
+          default: // response.cancelled
+            stop = 'other';
+            reason = status ?? 'cancelled';
+        }
+        self.emitUsage(response);
+        // After a terminal `error` event the response ended in error, whatever the later status says.
+        self.out(doneEvent(errorSeen ? 'error' : stop, reason));
+      },
+
+      onError(p: JsonObject): void {
+        const { code, message } = readError(p);
+        self.out(errorEvent(code, message, true, p));
+        errorSeen = true; // done deferred: see errorSeen
+      },
+
+      /** Calls cut off at end of input are owed a done only when their text is already whole JSON. */
+      finishParseableCalls(): void {
+        for (const call of callsByIndex.values()) {
+          if (call.done || call.parts.length === 0) continue;
+          try {
+            JSON.parse(joined(call.parts));
+          } catch {
+            continue;
+          }
+          self.finishCall(call, undefined);
+        }
+      },
+
+      /** A new response.created arrived while this response had no terminal event yet: close it. */
+      cutOff(): void {
+        const seq = cursor;
+        cursor = undefined; // these events belong to the old response, not to the new payload
+        self.finishParseableCalls();
+        if (!errorSeen) self.out(errorEvent('incomplete_stream', 'a new response began before this response\'s terminal event', true));
+        self.out(doneEvent('error', null));
+        cursor = seq;
+      },
+
+      dispatch(p: JsonObject, type: string): void {
+        // Hot types first: a string switch compares in order.
+        switch (type) {
+          case 'response.output_text.delta':
+            self.onText(p, false);
+            return;
+          case 'response.function_call_arguments.delta':
+            self.onToolDelta(p, 'function');
+            return;
+          case 'response.reasoning_summary_text.delta':
+            self.onReasoning(p, 'summary_index');
+            return;
+          case 'response.reasoning_text.delta':
+            self.onReasoning(p, 'content_index');
+            return;
+          case 'response.custom_tool_call_input.delta':
+            self.onToolDelta(p, 'custom');
+            return;
+          case 'response.mcp_call_arguments.delta':
+            self.onToolDelta(p, 'mcp');
+            return;
+          case 'response.refusal.delta':
+            self.onText(p, true);
+            return;
+          case 'response.output_item.added':
+            self.onItemAdded(p);
+            return;
+          case 'response.output_item.done':
+            self.onItemDone(p);
+            return;
+          case 'response.function_call_arguments.done':
+            self.onToolDone(p, 'function');
+            return;
+          case 'response.custom_tool_call_input.done':
+            self.onToolDone(p, 'custom');
+            return;
+          case 'response.mcp_call_arguments.done':
+            self.onToolDone(p, 'mcp');
+            return;
+          case 'response.completed':
+          case 'response.incomplete':
+          case 'response.failed':
+          case 'response.cancelled':
+            self.onTerminal(p, type);
+            return;
+          case 'error':
+            self.onError(p);
+            return;
+          default:
+            // created/queued/in_progress snapshots, content_part.*, *.done texts (they repeat the
+            // streamed text), annotations, hosted-tool progress, image partials, unknown types.
+            self.raw(p);
+        }
+      },
+
+      /**
+       * A delta recognised from the frame text: what onPayload → dispatch does for
+       * it, decided before any state changes; false for what ends up raw.
+       */
+      onTemplate(m: TemplateMatch): boolean {
+        if (!started) return false;
+        const delta = m.str(F_DELTA);
+        if (delta === undefined || delta === '') return false;
+        const kind = m.kind;
+        let ev: UnifiedEvent;
+        if (kind === TEXT || kind === REFUSAL || kind === REASONING) {
+          const index = m.int(F_OUTPUT) ?? 0;
+          const contentIndex = m.int(F_POSITION);
+          const type = kind === REASONING ? 'reasoning_delta' : 'text_delta';
+          ev =
+            contentIndex === undefined
+              ? { type, index, text: delta }
+              : { type, index, contentIndex, text: delta };
+          if (kind === REFUSAL) (ev as TextDeltaEvent).refusal = true;
+        } else if (kind === FUNCTION_ARGS || kind === CUSTOM_INPUT || kind === MCP_ARGS) {
+          const call = self.findCall(m.str(F_ITEM), m.int(F_OUTPUT));
+          if (call === undefined || call.done) return false; // an orphan opens a call: left to the parse path
+          const seq = m.int(F_SEQ);
+          cursor = seq;
+          if (seq !== undefined) self.checkSequence(seq);
+          self.pushDelta(call, delta);
+          return true;
+        } else return false;
         const seq = m.int(F_SEQ);
         cursor = seq;
-        if (seq !== undefined) checkSequence(seq);
-        pushDelta(call, delta);
+        if (seq !== undefined) self.checkSequence(seq);
+        self.out(ev);
         return true;
-      } else return false;
-      const seq = m.int(F_SEQ);
-      cursor = seq;
-      if (seq !== undefined) checkSequence(seq);
-      out(ev);
-      return true;
-    }
+      },
+
+    };
 
     return {
-      onTemplate,
+      onTemplate: self.onTemplate,
       learnTemplate: learnResponsesTemplate,
       onPayload(payload) {
         const p = obj(payload);
         if (p === undefined) {
           cursor = undefined;
-          raw(payload);
+          self.raw(payload);
           return;
         }
         const type = str(p['type']) ?? '';
@@ -512,40 +515,40 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
           if (type === '' && obj(p['error']) !== undefined) {
             // A plain JSON error body (HTTP 4xx) when the dialect was forced: no response began.
             const { code, message } = readError(p);
-            out(errorEvent(code, message, true, p));
-            out(doneEvent('error', null));
+            self.out(errorEvent(code, message, true, p));
+            self.out(doneEvent('error', null));
             return;
           }
           // Any first payload opens the response: a resumed stream starts at response.queued
           // (or anywhere), with whatever id/model it carries.
-          begin(p);
+          self.begin(p);
           if (seq !== undefined) lastSeq = seq;
         } else {
           if (type === 'response.created') {
             const id = str(obj(p['response'])?.['id']);
             if (id === undefined || id !== responseId) {
               // response.created always opens a response: the previous one was cut off.
-              cutOff();
-              raw(p);
+              self.cutOff();
+              self.raw(p);
               return;
             }
           }
-          if (seq !== undefined) checkSequence(seq);
+          if (seq !== undefined) self.checkSequence(seq);
         }
-        dispatch(p, type);
+        self.dispatch(p, type);
       },
       onDoneSentinel() {
         cursor = undefined;
         // Responses streams have no [DONE]; after an `error` it marks the end of the failed response.
-        if (errorSeen) out(doneEvent('error', null));
-        else raw('[DONE]');
+        if (errorSeen) self.out(doneEvent('error', null));
+        else self.raw('[DONE]');
       },
       onIncomplete() {
         cursor = undefined;
-        finishParseableCalls();
+        self.finishParseableCalls();
         // The stream ended right after an `error` event: that error was terminal, so close here
         // (and the normalizer adds no incomplete_stream error).
-        if (errorSeen) out(doneEvent('error', null));
+        if (errorSeen) self.out(doneEvent('error', null));
       },
       get started() {
         return started;

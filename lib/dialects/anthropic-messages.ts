@@ -371,16 +371,20 @@ function argumentsComplete(block: Block): boolean {
   }
 }
 
+/** A usage field: message_delta's (cumulative) when present, else message_start's. */
+function pick(delta: JsonObject | undefined, start: JsonObject | undefined, key: string): number | undefined {
+  return num(delta?.[key]) ?? num(start?.[key]);
+}
+
 /**
  * message_start usage merged with message_delta usage: fields present in the
  * delta (cumulative) win, absent ones keep the message_start value.
  */
 function buildUsage(start: JsonObject | undefined, delta: JsonObject | undefined): UsageEvent {
-  const pick = (key: string): number | undefined => num(delta?.[key]) ?? num(start?.[key]);
-  const input = pick('input_tokens');
-  const cacheRead = pick('cache_read_input_tokens');
-  const cacheCreation = pick('cache_creation_input_tokens');
-  const output = pick('output_tokens');
+  const input = pick(delta, start, 'input_tokens');
+  const cacheRead = pick(delta, start, 'cache_read_input_tokens');
+  const cacheCreation = pick(delta, start, 'cache_creation_input_tokens');
+  const output = pick(delta, start, 'output_tokens');
   const details = obj(delta?.['output_tokens_details']) ?? obj(start?.['output_tokens_details']);
   // The documented field is reasoning_tokens; current streams send thinking_tokens.
   const reasoning = num(details?.['reasoning_tokens']) ?? num(details?.['thinking_tokens']);

@@ -14,7 +14,7 @@ import type {
 } from '../events.js';
 import { arr, doneEvent, errorEvent, isObject, num, obj, providerError, str, usageEvent } from './helpers.js';
 import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
-import { F_CHOICE, F_CONTENT, F_REASONING, F_REASONING_CONTENT, learnChatTemplate } from './fast/openai-chat.js';
+import { F_ARGUMENTS, F_CHOICE, F_CONTENT, F_REASONING, F_REASONING_CONTENT, F_TOOL, TOOL_ARGS, learnChatTemplate } from './fast/openai-chat.js';
 import type { Template, TemplateMatch } from './fast/template.js';
 
 export interface ChatDialectOptions {
@@ -117,6 +117,7 @@ class ChatResponse implements ResponseHandler {
    */
   onTemplate(m: TemplateMatch): boolean {
     if (!this.startEmitted) return false;
+    if (m.kind === TOOL_ARGS) return this.onArgumentsTemplate(m);
     let reasoning = m.str(F_REASONING_CONTENT);
     if (reasoning === undefined || reasoning === '') reasoning = m.str(F_REASONING);
     const content = m.str(F_CONTENT);
@@ -128,6 +129,20 @@ class ChatResponse implements ResponseHandler {
     this.choice(k);
     if (hasReasoning) this.out({ type: 'reasoning_delta', index: 0, text: reasoning! }, k);
     if (hasContent) this.out({ type: 'text_delta', index: 0, text: content! }, k);
+    return true;
+  }
+
+  /** An argument fragment of an open call (what onToolFragment does for it); false for anything else. */
+  private onArgumentsTemplate(m: TemplateMatch): boolean {
+    const args = m.str(F_ARGUMENTS);
+    if (args === undefined || args === '') return false;
+    const k = m.int(F_CHOICE) ?? 0;
+    const choice = k === 0 ? this.first : this.choices.get(k);
+    const call = choice?.calls?.get(m.int(F_TOOL) ?? 0);
+    if (choice === undefined || choice === null || call === undefined || !call.open) return false;
+    this.produced = false;
+    call.parts.push(args);
+    this.out({ type: 'tool_call_delta', index: call.index, id: call.id, argumentsDelta: args }, k);
     return true;
   }
 

@@ -300,6 +300,34 @@ t.test('OpenAI Chat: variants of a content chunk', (t) => {
   t.end();
 });
 
+t.test('OpenAI Chat: variants of a tool-call argument fragment', (t) => {
+  const chunk = (delta: string, finish = 'null'): string =>
+    `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","usage":null,"choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}],"obfuscation":"ab"}`;
+  const frag = (args: string, extra = ''): string => chunk(`{"tool_calls":[{"index":0${extra},"function":{"arguments":${args}}}]}`);
+  const head = [
+    chunk('{"role":"assistant","content":null}'),
+    chunk('{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}'),
+    frag('"{\\"a"'),
+  ];
+  const tail = [frag('"\\":1}"'), chunk('{}', '"tool_calls"'), '[DONE]'];
+  variants(t, { dialect: 'openai-chat' }, head, [
+    { name: 'fragment of the open call', data: frag('"x"'), parsed: false },
+    { name: 'fragment with escapes', data: frag('"\\"\\n"'), parsed: false },
+    { name: 'empty fragment', data: frag('""'), parsed: true },
+    { name: 'fragment with an id (a new call)', data: frag('"x"', ',"id":"call_2"'), parsed: true },
+    { name: 'fragment with a type', data: frag('"x"', ',"type":"function"'), parsed: true },
+    { name: 'fragment of an unknown call', data: chunk('{"tool_calls":[{"index":3,"function":{"arguments":"x"}}]}'), parsed: true },
+    { name: 'fragment with a name', data: chunk('{"tool_calls":[{"index":0,"function":{"name":"g","arguments":"x"}}]}'), parsed: true },
+    { name: 'two fragments', data: chunk('{"tool_calls":[{"index":0,"function":{"arguments":"x"}},{"index":1,"function":{"arguments":"y"}}]}'), parsed: true },
+    { name: 'fragment of the open call again', data: frag('"yz"'), parsed: false },
+  ], tail);
+  // after the call was closed by a finish_reason, a late fragment is not the template's
+  variants(t, { dialect: 'openai-chat' }, [...head, chunk('{}', '"tool_calls"')], [
+    { name: 'late fragment after the finish chunk', data: frag('"x"'), parsed: true },
+  ], ['[DONE]']);
+  t.end();
+});
+
 t.test('Gemini: variants of a text chunk', (t) => {
   const chunk = (part: string, cand = '', top = ''): string =>
     `{"candidates":[{"content":{"parts":[${part}],"role":"model"}${cand},"index":0}],"usageMetadata":{"promptTokenCount":3,"totalTokenCount":5},"modelVersion":"gemini","responseId":"r1"${top}}`;

@@ -12,12 +12,17 @@ import type { Json, JsonObject } from '../../events.js';
 import { TemplateBuilder, type Template } from './template.js';
 
 export const DELTA = 1;
+/** A tool call's argument fragment: `"tool_calls":[{"index":0,"function":{"arguments":"…"}}]` (no id or name: not a new call). */
+export const TOOL_ARGS = 2;
 
 /** choices[0].index (absent: 0) */
 export const F_CHOICE = 0;
 export const F_CONTENT = 1;
 export const F_REASONING_CONTENT = 2;
 export const F_REASONING = 3;
+/** tool_calls[0].index (absent: 0) */
+export const F_TOOL = 4;
+export const F_ARGUMENTS = 5;
 
 const DELTA_FIELDS: Record<string, number> = { content: F_CONTENT, reasoning_content: F_REASONING_CONTENT, reasoning: F_REASONING };
 
@@ -32,12 +37,13 @@ export function learnChatTemplate(p: JsonObject): Template | null {
   if (!isObj(c) || !isObj(c['delta'])) return null;
   // the usual misses (the finish chunk, the usage chunk) are told apart before building anything
   if (c['finish_reason'] !== undefined && c['finish_reason'] !== null) return null;
-  const b = new TemplateBuilder(DELTA).open();
+  const kind = Array.isArray(c['delta']['tool_calls']) ? TOOL_ARGS : DELTA;
+  const b = new TemplateBuilder(kind).open();
   for (const k in p) {
     const v = p[k];
     if (k === 'choices') {
       b.key(k);
-      if (!choice(b, c)) return null;
+      if (!choice(b, c, kind)) return null;
     } else if (k === 'usage' || k === 'error') {
       if (v !== null) return null;
       b.key(k).constant(v);
@@ -49,7 +55,7 @@ export function learnChatTemplate(p: JsonObject): Template | null {
 }
 
 /** `[{"index":0,"delta":{…},"finish_reason":null,…}]` */
-function choice(b: TemplateBuilder, c: JsonObject): boolean {
+function choice(b: TemplateBuilder, c: JsonObject, kind: number): boolean {
   b.openArray().element().open();
   let sawDelta = false;
   for (const k in c) {
@@ -71,7 +77,10 @@ function choice(b: TemplateBuilder, c: JsonObject): boolean {
           } else if (dv === null) b.key(dk).constant(dv);
           else return false;
         } else if (dk === 'role') b.key(dk).free(dv);
-        else if (dk === 'refusal' || dk === 'tool_calls' || dk === 'function_call') {
+        else if (dk === 'tool_calls' && kind === TOOL_ARGS) {
+          if (!toolCall(b.key(dk), dv)) return false;
+          sawDelta = true;
+        } else if (dk === 'refusal' || dk === 'tool_calls' || dk === 'function_call') {
           if (dv !== null) return false;
           b.key(dk).constant(dv);
         } else return false;
@@ -82,4 +91,28 @@ function choice(b: TemplateBuilder, c: JsonObject): boolean {
   }
   b.close().closeArray();
   return sawDelta;
+}
+
+/** `[{"index":0,"function":{"arguments":"…"}}]`, `type` free; an id or a name would start a call. */
+function toolCall(b: TemplateBuilder, calls: Json | undefined): boolean {
+  if (!Array.isArray(calls) || calls.length !== 1) return false;
+  const tc = calls[0];
+  if (!isObj(tc)) return false;
+  const fn = tc['function'];
+  if (!isObj(fn) || typeof fn['arguments'] !== 'string') return false;
+  b.openArray().element().open();
+  for (const k in tc) {
+    if (k === 'index') b.key(k).int(F_TOOL, tc[k]);
+    else if (k === 'type') b.key(k).free(tc[k]);
+    else if (k === 'function') {
+      b.key(k).open();
+      for (const fk in fn) {
+        if (fk === 'arguments') b.key(fk).string(F_ARGUMENTS, fn[fk]);
+        else return false;
+      }
+      b.close();
+    } else return false;
+  }
+  b.close().closeArray();
+  return !b.failed;
 }

@@ -218,7 +218,7 @@ async function parent(argv: string[]): Promise<void> {
     const bounded = r.source === 'replay' && (r.mode === 'events' || (r.mode === 'final' && r.shape === 'log'));
     const pass = r.ok && (!bounded || r.peakOverBaselineMiB * 2 ** 20 < limit);
     lines.push(
-      `| ${r.dialect} | ${r.mode === 'source' ? 'none (control)' : r.mode} | ${r.source} | ${(r.bytes / 2 ** 30).toFixed(2)} GiB | ${r.responses.toLocaleString('en-US')} | ${r.peakOverBaselineMiB.toFixed(1)} MiB | ${r.series.join(' ')} | ${(r.bytes / 2 ** 20 / r.seconds).toFixed(0)} | ${r.check ?? (r.mode === 'source' ? 'control' : bounded ? (pass ? 'pass' : '**FAIL**') : `largest result ${r.largestResultChars.toLocaleString('en-US')} chars`)} |`,
+      `| ${r.dialect} | ${r.mode === 'source' ? 'none (control)' : r.mode} | ${r.source} | ${(r.bytes / 2 ** 30).toFixed(2)} GiB | ${r.responses.toLocaleString('en-US')} | ${r.peakOverBaselineMiB.toFixed(1)} MiB | ${r.series.join(' ')} | ${(r.bytes / 2 ** 20 / r.seconds).toFixed(0)} | ${r.check ?? (r.mode === 'source' ? 'control' : r.source !== 'replay' ? 'info (the generator\'s garbage included)' : bounded ? (pass ? 'pass' : '**FAIL**') : `largest result ${r.largestResultChars.toLocaleString('en-US')} chars`)} |`,
     );
   }
   const section = `<!-- memory:begin -->\n${lines.join('\n')}\n<!-- memory:end -->`;

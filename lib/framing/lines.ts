@@ -21,6 +21,16 @@ export interface LineSplitter {
 }
 
 
+/**
+ * The next LF from `pos`, for a line starting with `e` (SSE's `event:` lines
+ * are short: a plain loop beats Buffer#indexOf's call there), or -1.
+ */
+function nearLF(buf: Buffer, pos: number, len: number): number {
+  const near = pos + 48 < len ? pos + 48 : len;
+  for (let i = pos + 1; i < near; i++) if (buf[i] === 10) return i;
+  return near === len ? -1 : buf.indexOf(10, near);
+}
+
 /** `frameOf` names the frame an overlong line belongs to, for the error. */
 export function createLineSplitter(maxLineBytes: number, onLine: LineHandler, frameOf: () => number): LineSplitter {
   const fragments: Buffer[] = [];
@@ -40,8 +50,12 @@ export function createLineSplitter(maxLineBytes: number, onLine: LineHandler, fr
     let nextLF = -2;
     let nextCR = -2;
     while (pos < len) {
-      if (nextLF !== -1 && nextLF < pos) nextLF = buf.indexOf(10, pos);
-      if (nextCR !== -1 && nextCR < pos) nextCR = buf.indexOf(13, pos);
+      // Blank lines (every SSE event ends with one) are seen without a Buffer#indexOf call (its overhead dominates short lines).
+      if (nextLF !== -1 && nextLF < pos) {
+        const b = buf[pos];
+        nextLF = b === 10 ? pos : b === 13 && buf[pos + 1] === 10 ? pos + 1 : b === 0x65 ? nearLF(buf, pos, len) : buf.indexOf(10, pos);
+      }
+      if (nextCR !== -1 && nextCR < pos) nextCR = buf[pos] === 13 ? pos : buf.indexOf(13, pos);
       let eol: number;
       let next: number;
       if (nextCR !== -1 && (nextLF === -1 || nextCR < nextLF)) {

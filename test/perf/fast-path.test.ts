@@ -370,6 +370,37 @@ t.test('Gemini Interactions: variants of a step.delta', (t) => {
   t.end();
 });
 
+t.test('a layout that changes on every payload: same events, and learning gives up', (t) => {
+  const stream = (key: string): { frames: string[]; bytes: Buffer } => {
+    const frames = ['{"type":"response.created","response":{"id":"resp_1","model":"gpt"},"sequence_number":0}'];
+    for (let i = 1; i <= 400; i++) frames.push(`{"type":"response.output_text.delta","sequence_number":${i},"${key}${i}":${i},"output_index":0,"content_index":0,"delta":"w${i} "}`);
+    frames.push('{"type":"response.completed","response":{"id":"resp_1","status":"completed","output":[]},"sequence_number":401}');
+    return { frames, bytes: Buffer.from(frames.map((f) => `event: x\ndata: ${f}\n\n`).join('')) };
+  };
+  const { frames, bytes } = stream('k');
+  for (const output of ['events', 'final'] as const) {
+    t.strictSame(run([bytes], { dialect: 'openai-responses' }, output, true, true), run([bytes], { dialect: 'openai-responses' }, output, true, false), `${output}: same`);
+  }
+  // every payload is parsed (no template ever matches twice); learning stops after its budget
+  const seen = parsedTexts(bytes, { dialect: 'openai-responses' });
+  t.equal(frames.filter((f) => seen.has(f)).length, frames.length, 'every payload parsed');
+  const Native = globalThis.RegExp;
+  let compiled = 0;
+  globalThis.RegExp = new Proxy(Native, {
+    construct(target, args: [string]) {
+      compiled++;
+      return new target(...args);
+    },
+  });
+  try {
+    run([stream('fresh').bytes], { dialect: 'openai-responses' }, 'final', false, true);
+  } finally {
+    globalThis.RegExp = Native;
+  }
+  t.ok(compiled <= 40, `${compiled} templates compiled for 400 distinct layouts`);
+  t.end();
+});
+
 t.test('unescapeJson decodes every escape as JSON.parse does', async (t) => {
   const { unescapeJson } = await import('../../lib/dialects/fast/template.js');
   const samples = ['plain', '', 'a"b', 'back\\slash', 'tab\tnl\nret\rff\fbs\b', '\u0000\u001f\u007f', 'é東🙂', '\ud800', 'x\udfffy', '/slash/', '\u2028\u2029'];

@@ -270,6 +270,13 @@ function compile(source: string): RegExp {
 const MAX_TEMPLATES = 8;
 /** Learned templates that did not match their own text (another formatting) before learning stops. */
 const MAX_FAILED_LEARNS = 16;
+/**
+ * Past this many learned templates, learning stops unless templates earn
+ * their keep (HIT_RATIO matches per template learned): a stream whose layout
+ * changes on every payload would otherwise build a regex per frame.
+ */
+const LEARN_BUDGET = 32;
+const HIT_RATIO = 16;
 
 /** The payload a template just recognised: its kind and fields (valid until the next match). */
 export interface TemplateMatch {
@@ -286,6 +293,8 @@ export interface TemplateMatch {
 export class TemplateStore implements TemplateMatch {
   private list: Template[] = [];
   private failedLearns = 0;
+  private learned = 0;
+  private hits = 0;
   private m: RegExpExecArray | null = null;
   private groups: readonly number[] = [];
   kind = 0;
@@ -305,6 +314,7 @@ export class TemplateStore implements TemplateMatch {
       this.m = m;
       this.groups = t.groups;
       this.kind = t.kind;
+      this.hits++;
       return true;
     }
     return false;
@@ -340,6 +350,7 @@ export class TemplateStore implements TemplateMatch {
     }
     if (this.list.length >= MAX_TEMPLATES) this.list.pop();
     this.list.unshift(template);
+    if (++this.learned >= LEARN_BUDGET && this.hits < this.learned * HIT_RATIO) this.failedLearns = MAX_FAILED_LEARNS;
   }
 
   /** True while learning is worth trying. */
@@ -350,6 +361,8 @@ export class TemplateStore implements TemplateMatch {
   clear(): void {
     this.list = [];
     this.failedLearns = 0;
+    this.learned = 0;
+    this.hits = 0;
     this.m = null;
   }
 }

@@ -5,6 +5,7 @@
  * against the generator's expectations, so a broken method cannot post a
  * good number.
  */
+import { createJsonArrayFloor, createSseFloor, runFloor } from './floor.js';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FinalResult } from '../lib/accumulate/types.js';
@@ -64,116 +65,16 @@ async function bodyOf(ctx: MethodContext): Promise<AsyncIterable<Uint8Array>> {
 // ---------------------------------------------------------------------------
 // Floors
 
-/**
- * TextDecoder + indexOf framing + JSON.parse: the least any SSE reader must do.
- * Linear however the events are cut: an unfinished event is kept as pieces
- * (joined once), and only the new text is searched for the separator.
- */
+/** TextDecoder + indexOf framing + JSON.parse: the least any SSE reader must do (benchmarks/floor.ts). */
 async function floorSse(ctx: MethodContext): Promise<MethodResult> {
-  const sep = ctx.dialect === 'gemini-sse' ? '\r\n\r\n' : '\n\n';
-  const dec = new TextDecoder();
-  const parts: string[] = [];
-  let tail = ''; // the last sep.length - 1 characters of the unfinished event
-  let frames = 0;
-  function onEvent(ev: string): void {
-    const d = ev.indexOf('data:');
-    if (d === -1) return;
-    let s = d + 5;
-    if (ev.charCodeAt(s) === 32) s++;
-    let e = ev.indexOf('\n', s);
-    if (e === -1) e = ev.length;
-    if (ev.charCodeAt(e - 1) === 13) e--;
-    const data = ev.slice(s, e);
-    frames++;
-    if (data !== '[DONE]') JSON.parse(data);
-  }
-  function onText(text: string): void {
-    let start = 0;
-    if (parts.length > 0) {
-      // a separator that straddles the previous text and this one
-      const joint = tail + text.slice(0, sep.length - 1);
-      const j = joint.indexOf(sep);
-      if (j !== -1) {
-        const pending = parts.join('');
-        parts.length = 0;
-        onEvent(pending.slice(0, pending.length - tail.length + j));
-        start = j - tail.length + sep.length;
-      }
-    }
-    for (;;) {
-      const end = text.indexOf(sep, start);
-      if (end === -1) break;
-      if (parts.length > 0) {
-        parts.push(text.slice(start, end));
-        onEvent(parts.join(''));
-        parts.length = 0;
-      } else onEvent(text.slice(start, end));
-      start = end + sep.length;
-    }
-    if (start < text.length) {
-      const rest = start === 0 ? text : text.slice(start);
-      tail = rest.length >= sep.length - 1 ? rest.slice(rest.length - (sep.length - 1)) : (tail + rest).slice(-(sep.length - 1));
-      parts.push(rest);
-    }
-  }
-  for await (const chunk of await bodyOf(ctx)) onText(dec.decode(chunk, { stream: true }));
-  onText(dec.decode());
-  if (parts.length > 0) onEvent(parts.join(''));
+  const frames = await runFloor(createSseFloor(ctx.dialect === 'gemini-sse' ? '\r\n\r\n' : '\n\n'), await bodyOf(ctx));
   expectEqual('frames', frames, ctx.stats.frames);
   return { items: frames };
 }
 
 /** TextDecoder + a string-skipping depth scanner + JSON.parse per element: the JSON-array floor. */
 async function floorJsonArray(ctx: MethodContext): Promise<MethodResult> {
-  const dec = new TextDecoder();
-  let buf = '';
-  let pos = 0;
-  let depth = 0;
-  let inString = false;
-  let elemStart = -1;
-  let frames = 0;
-  function scan(): void {
-    const len = buf.length;
-    while (pos < len) {
-      if (inString) {
-        const q = buf.indexOf('"', pos);
-        if (q === -1) {
-          pos = len;
-          break;
-        }
-        let k = q - 1;
-        while (buf.charCodeAt(k) === 92) k--;
-        pos = q + 1;
-        if (((q - 1 - k) & 1) === 0) inString = false;
-        continue;
-      }
-      const c = buf.charCodeAt(pos);
-      if (c === 34) inString = true;
-      else if (c === 123 || c === 91) {
-        if (++depth === 2) elemStart = pos;
-      } else if (c === 125 || c === 93) {
-        if (--depth === 1 && elemStart >= 0) {
-          JSON.parse(buf.slice(elemStart, pos + 1));
-          frames++;
-          elemStart = -1;
-        }
-      }
-      pos++;
-    }
-    // keep only the open element
-    const keep = elemStart >= 0 ? elemStart : pos;
-    if (keep > 0) {
-      buf = buf.slice(keep);
-      pos -= keep;
-      if (elemStart >= 0) elemStart = 0;
-    }
-  }
-  for await (const chunk of await bodyOf(ctx)) {
-    buf += dec.decode(chunk, { stream: true });
-    scan();
-  }
-  buf += dec.decode();
-  scan();
+  const frames = await runFloor(createJsonArrayFloor(), await bodyOf(ctx));
   expectEqual('elements', frames, ctx.stats.frames);
   return { items: frames };
 }

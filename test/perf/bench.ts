@@ -9,6 +9,7 @@
  * `--base DIR` also runs the createStream of a copy of another revision's lib/
  * (`git archive <rev> lib | tar -x -C DIR`) in the same rotation: before/after in one run.
  */
+import { floorFor, runFloor } from '../../benchmarks/floor.js';
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -44,92 +45,9 @@ function body(data: Buffer): ReadableStream<Uint8Array> {
   });
 }
 
-async function floorSse(data: Buffer, dialect: FixtureDialect): Promise<number> {
-  const sep = dialect === 'gemini-sse' ? '\r\n\r\n' : '\n\n';
-  const dec = new TextDecoder();
-  let buf = '';
-  let frames = 0;
-  function scan(): void {
-    let start = 0;
-    for (;;) {
-      const end = buf.indexOf(sep, start);
-      if (end === -1) break;
-      const d = buf.indexOf('data:', start);
-      if (d !== -1 && d < end) {
-        let s = d + 5;
-        if (buf.charCodeAt(s) === 32) s++;
-        let e = buf.indexOf('\n', s);
-        if (e === -1 || e > end) e = end;
-        if (buf.charCodeAt(e - 1) === 13) e--;
-        const text = buf.slice(s, e);
-        frames++;
-        if (text !== '[DONE]') JSON.parse(text);
-      }
-      start = end + sep.length;
-    }
-    if (start > 0) buf = buf.slice(start);
-  }
+async function floor(data: Buffer, dialect: FixtureDialect): Promise<number> {
   const res = new Response(body(data));
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    buf += dec.decode(chunk, { stream: true });
-    scan();
-  }
-  buf += dec.decode();
-  scan();
-  return frames;
-}
-
-async function floorJsonArray(data: Buffer): Promise<number> {
-  const dec = new TextDecoder();
-  let buf = '';
-  let pos = 0;
-  let depth = 0;
-  let inString = false;
-  let elemStart = -1;
-  let frames = 0;
-  function scan(): void {
-    const len = buf.length;
-    while (pos < len) {
-      if (inString) {
-        const q = buf.indexOf('"', pos);
-        if (q === -1) {
-          pos = len;
-          break;
-        }
-        let k = q - 1;
-        while (buf.charCodeAt(k) === 92) k--;
-        pos = q + 1;
-        if (((q - 1 - k) & 1) === 0) inString = false;
-        continue;
-      }
-      const c = buf.charCodeAt(pos);
-      if (c === 34) inString = true;
-      else if (c === 123 || c === 91) {
-        if (++depth === 2) elemStart = pos;
-      } else if (c === 125 || c === 93) {
-        if (--depth === 1 && elemStart >= 0) {
-          JSON.parse(buf.slice(elemStart, pos + 1));
-          frames++;
-          elemStart = -1;
-        }
-      }
-      pos++;
-    }
-    const keep = elemStart >= 0 ? elemStart : pos;
-    if (keep > 0) {
-      buf = buf.slice(keep);
-      pos -= keep;
-      if (elemStart >= 0) elemStart = 0;
-    }
-  }
-  const res = new Response(body(data));
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    buf += dec.decode(chunk, { stream: true });
-    scan();
-  }
-  buf += dec.decode();
-  scan();
-  return frames;
+  return runFloor(floorFor(dialect), res.body as unknown as AsyncIterable<Uint8Array>);
 }
 
 async function final(data: Buffer, dialect: FixtureDialect, stats: FixtureStats, create: typeof createStream = createStream): Promise<number> {
@@ -165,7 +83,7 @@ for (const shape of shapes) {
   for (const dialect of dialects) {
     const { data, stats } = generateToBuffer({ dialect, shape, size, seed: 1 });
     const methods: [string, () => Promise<number>][] = [
-      ['floor', () => (dialect === 'gemini-json-array' ? floorJsonArray(data) : floorSse(data, dialect))],
+      ['floor', () => floor(data, dialect)],
       ...(baseCreate === undefined ? [] : [['before', () => final(data, dialect, stats, baseCreate)] as [string, () => Promise<number>]]),
       ['final', () => final(data, dialect, stats)],
     ];

@@ -5,6 +5,7 @@
  *
  *   npx tsx test/perf/parts.ts /tmp/fx/anthropic-messages.single [runs] [--fast off]
  */
+import { floorFor, runFloorSync } from '../../benchmarks/floor.js';
 import { readFileSync } from 'node:fs';
 import { createFramer } from '../../lib/framing/detect.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
@@ -21,32 +22,7 @@ const chunks: Uint8Array[] = [];
 for (let i = 0; i < data.length; i += 65536) chunks.push(new Uint8Array(data.buffer, data.byteOffset + i, Math.min(65536, data.length - i)));
 
 function floor(): void {
-  const sep = stats.dialect === 'gemini-sse' ? '\r\n\r\n' : '\n\n';
-  const dec = new TextDecoder();
-  let buf = '';
-  const scan = (): void => {
-    let start = 0;
-    for (;;) {
-      const end = buf.indexOf(sep, start);
-      if (end === -1) break;
-      const d = buf.indexOf('data:', start);
-      if (d !== -1 && d < end) {
-        let s = d + 5;
-        if (buf.charCodeAt(s) === 32) s++;
-        let e = buf.indexOf('\n', s);
-        if (e === -1 || e > end) e = end;
-        if (buf.charCodeAt(e - 1) === 13) e--;
-        const text = buf.slice(s, e);
-        if (text !== '[DONE]') JSON.parse(text);
-      }
-      start = end + sep.length;
-    }
-    if (start > 0) buf = buf.slice(start);
-  };
-  for (const c of chunks) {
-    buf += dec.decode(c, { stream: true });
-    scan();
-  }
+  runFloorSync(floorFor(stats.dialect), chunks);
 }
 
 let sink = 0;

@@ -1,18 +1,24 @@
 /** The decoder and normalizer stages as object-mode Transforms. */
-import { createDecoder, type DecoderOptions } from '../dialects/decoder.js';
+import type { DecoderOptions } from '../dialects/decoder.js';
 import { createMessageDecoder, type CaptureOptions, type MessageInput } from '../dialects/capture.js';
-import { createNormalizer, type NormalizerOptions } from '../dialects/normalizer.js';
+import type { NormalizerOptions } from '../dialects/normalizer.js';
 import type { Frame, ProviderEvent, UnifiedEvent } from '../events.js';
+import { attachHandoff, createDecoderStage, createNormalizerStage } from './handoff.js';
 import { objectStageTransform, type StageTransform, type TransformOptions } from './transform.js';
 
-/** frames → provider events (each payload JSON-parsed once; `[DONE]` recognised). */
+/**
+ * frames → provider events (each payload JSON-parsed once; `[DONE]` recognised).
+ * Piped straight into normalizer(), it hands frames on undecoded (see handoff.ts).
+ */
 export function decoder(options: DecoderOptions & TransformOptions = {}): StageTransform<Frame, ProviderEvent> {
-  return objectStageTransform(createDecoder(options), options);
+  return objectStageTransform(createDecoderStage(options), options);
 }
 
 /** provider events → unified events. */
 export function normalizer(options: NormalizerOptions & TransformOptions = {}): StageTransform<ProviderEvent, UnifiedEvent> {
-  return objectStageTransform(createNormalizer(options), options);
+  const t = objectStageTransform(createNormalizerStage(options), options);
+  attachHandoff(t);
+  return t;
 }
 
 /** Already-received WebSocket messages (strings, Buffers or parsed objects) → provider events, each decoded whole. */

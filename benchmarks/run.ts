@@ -6,6 +6,13 @@
  *   tsx benchmarks/run.ts [--size 8MB] [--slow-size 8MB] [--runs 5] [--warmup 1]
  *                         [--chunks 65536,1536] [--dialect a,b] [--shape single,log]
  *                         [--methods a,b] [--seed 1] [--out FILE.md] [--svg FILE.svg] [--quick]
+ *                         [--forced-gc]
+ *
+ * `--forced-gc`: a forced full GC (`gc()`) before every run, as earlier
+ * versions of this benchmark did. V8 then discards most optimized code, so
+ * every run re-warms the JIT; that costs code with many functions (llmstream,
+ * the SDKs) far more than a three-function floor, and no service forces GCs,
+ * so it is off by default (see the notes in RESULTS.md).
  *
  * `--quick` (npm run bench:quick): 1 MB fixtures, 3 runs, results written
  * under benchmarks/.fixtures/ so the committed RESULTS.md is left alone.
@@ -83,6 +90,7 @@ async function main(argv: string[]): Promise<void> {
   const dialects = (arg(argv, '--dialect')?.split(',') ?? [...FIXTURE_DIALECTS]) as FixtureDialect[];
   const shapes = (arg(argv, '--shape')?.split(',') ?? [...FIXTURE_SHAPES]) as FixtureShape[];
   const methods = arg(argv, '--methods');
+  const forcedGc = argv.includes('--forced-gc');
   const outMd = resolve(arg(argv, '--out') ?? (quick ? join(defaultFixtureDir, 'RESULTS.quick.md') : join(here, 'RESULTS.md')));
   const outSvg = resolve(arg(argv, '--svg') ?? (quick ? join(defaultFixtureDir, 'results.quick.svg') : join(here, 'results.svg')));
   const command = `npm run ${quick ? 'bench:quick' : 'bench'}${argv.filter((a) => a !== '--quick').length > 0 ? ' -- ' + argv.filter((a) => a !== '--quick').join(' ') : ''}`;
@@ -110,6 +118,7 @@ async function main(argv: string[]): Promise<void> {
     const args = ['--fixture', main.path, '--out', out, '--runs', String(runs), '--warmup', String(warmup), '--chunks', chunks.join(',')];
     if (slow !== null) args.push('--slow-fixture', slow.path);
     if (methods !== undefined) args.push('--methods', methods);
+    if (forcedGc) args.push('--forced-gc');
     try {
       await runWorker(args);
       outputs.push(JSON.parse(readFileSync(out, 'utf8')) as WorkerOutput);
@@ -141,7 +150,7 @@ async function main(argv: string[]): Promise<void> {
   md.push(`| fixture size | ${formatSize(size)} per fixture, seed ${seed}${slowSize !== size ? `; slow peers (Vercel AI SDK, @google/genai) on a ${formatSize(slowSize)} fixture of the same generator` : '; every method reads the same bytes'} |`);
   const loads = outputs.flatMap((o) => o.loadAvg ?? []);
   md.push(`| load | 1-min load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, ${loads.length > 0 ? `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} across workers` : ''} on ${info.cores} cores${Math.max(load0, ...loads) > info.cores * 0.75 ? ' — **other processes were running: timings are noisy**' : ''} |`);
-  md.push(`| runs | median of ${runs} timed runs; before them, untimed warm-up runs (round-robin too): at least ${warmup} per method, more (up to 6) until a method has run 500 ms; methods alternate round-robin in one process per fixture, a GC before every run |`);
+  md.push(`| runs | median of ${runs} timed runs; before them, untimed warm-up runs (round-robin too): at least ${warmup} per method, more (up to 6) until a method has run 500 ms; methods alternate round-robin in one process per fixture; ${forcedGc ? 'a forced GC before every run (`--forced-gc`)' : 'no forced GC between runs (each method pays the GC its own allocations cause; `--forced-gc` forces one before every run)'} |`);
   md.push(`| peers | ${peerVersions().join(', ')} |`);
   md.push('');
   md.push('MB/s means MiB (2^20 bytes) of wire bytes per second on the median run; `(n×)` is the ratio to the floor on the same fixture and chunk size. Every method checks its output against the generator (wire event count, text length, tool calls, responses) and is reported as "check failed" instead of a number when it does not match.');

@@ -129,13 +129,15 @@ async function main(argv: string[]): Promise<void> {
   const load0 = loadavg()[0]!;
   const fixturePath = arg(argv, '--fixture');
   const out = arg(argv, '--out');
-  if (fixturePath === undefined || out === undefined) throw new Error('usage: worker.ts --fixture F --out results.json [--slow-fixture G] [--runs 5] [--warmup 1] [--warmup-max 6] [--warmup-ms 500] [--chunks 65536,1536] [--methods a,b]');
+  if (fixturePath === undefined || out === undefined) throw new Error('usage: worker.ts --fixture F --out results.json [--slow-fixture G] [--runs 5] [--warmup 1] [--warmup-max 6] [--warmup-ms 500] [--chunks 65536,1536] [--methods a,b] [--forced-gc]');
   const runs = Number(arg(argv, '--runs') ?? '5');
   const warmup = Number(arg(argv, '--warmup') ?? '1');
   const warmupMax = Math.max(warmup, Number(arg(argv, '--warmup-max') ?? '6'));
   const warmupMs = Number(arg(argv, '--warmup-ms') ?? '500');
   const chunkSizes = (arg(argv, '--chunks') ?? '65536,1536').split(',').map(Number);
   const only = arg(argv, '--methods')?.split(',');
+  /** A forced GC before every run (see run.ts: it makes V8 drop optimized code). */
+  const forcedGc = argv.includes('--forced-gc');
   const fx = loadFixture(fixturePath);
   const slowPath = arg(argv, '--slow-fixture');
   const slowFx = slowPath === undefined ? null : loadFixture(slowPath);
@@ -181,7 +183,7 @@ async function main(argv: string[]): Promise<void> {
       const pending = state.filter(needsWarmup);
       if (pending.length === 0) break;
       for (const s of pending) {
-        gc();
+        if (forcedGc) gc();
         const start = performance.now();
         try {
           await s.m.run({ dialect: s.fx.stats.dialect, stats: s.fx.stats, fetch: s.fetch });
@@ -196,7 +198,7 @@ async function main(argv: string[]): Promise<void> {
     for (let round = 0; round < runs; round++) {
       for (const s of state) {
         if (s.error !== null) continue;
-        gc();
+        if (forcedGc) gc();
         const before = sampler.reset();
         const cpu0 = process.cpuUsage();
         const start = performance.now();

@@ -201,7 +201,7 @@ async function main(argv: string[]): Promise<void> {
   md.push('');
   md.push('## Details per fixture');
   md.push('');
-  md.push('Peak RSS Δ: median over runs of the highest RSS sampled (every 64 KiB of input) above the RSS at the start of the run, after a forced GC. The whole fixture is held in memory by the worker and is not counted.');
+  md.push(`Peak RSS Δ: median over runs of the highest RSS sampled (every 64 KiB of input) above the RSS at the start of the run (${forcedGc ? 'after a forced GC' : 'no forced GC: garbage of the previous run may still be held, so these are rough; \`npm run bench:memory\` measures memory properly'}). The whole fixture is held in memory by the worker and is not counted.`);
   md.push('');
   for (const o of outputs) {
     md.push(`<details><summary>${o.stats.dialect} ${o.stats.shape} — worker ${o.wallSeconds.toFixed(0)} s, max RSS ${o.maxRssMiB.toFixed(0)} MiB, load ${(o.loadAvg ?? [NaN, NaN]).map((x) => x.toFixed(1)).join(' → ')}</summary>`);

@@ -13,15 +13,32 @@ export interface TransformOptions {
 }
 
 /**
+ * The items one input chunk produced, handed as one stream object to the
+ * StageTransform piped after the one that produced them (see StageTransform).
+ */
+class Batch<T> {
+  constructor(readonly items: T[]) {}
+}
+
+/**
  * A Transform running one stage. Fatal errors thrown by the stage do not
  * destroy the stream at once: items the stage emitted before failing are
  * delivered first, and the stream is destroyed with the error once its
  * readable buffer has been read.
+ *
+ * Piped straight into another StageTransform that is its only consumer, it
+ * hands on the items of each input chunk as one batch instead of one stream
+ * object per item: a frame or an event then pays no stream hop of its own
+ * between llmstream's stages, and backpressure still works per chunk. A
+ * 'data' or 'readable' listener added later (another consumer) ends the
+ * batching; anything else reading the stream gets single items.
  */
 export class StageTransform<I, O> extends Transform {
   readonly stage: Stage<I, O>;
   private readonly emitItem: (item: O) => void;
   private pendingError: Error | null = null;
+  /** Items of the current input chunk, while batching into the next stage (else null). */
+  private batch: O[] | null = null;
 
   constructor(stage: Stage<I, O>, objectInput: boolean, options: TransformOptions = {}, objectOutput = true) {
     super({
@@ -32,17 +49,34 @@ export class StageTransform<I, O> extends Transform {
     });
     this.stage = stage;
     this.emitItem = (item) => {
-      this.push(item);
+      const batch = this.batch;
+      if (batch !== null) batch.push(item);
+      else this.push(item);
     };
+    if (objectInput) {
+      this.on('pipe', (src: unknown) => {
+        if (src instanceof StageTransform && src.readableObjectMode) src.batchInto(this);
+      });
+    }
   }
 
-  override _transform(chunk: I, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+  /** True while this stage hands its items to the StageTransform piped after it in batches. */
+  get batching(): boolean {
+    return this.batch !== null;
+  }
+
+  override _transform(chunk: I | Batch<I>, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (this.pendingError === null) {
       try {
-        this.stage.push(chunk, this.emitItem);
+        if (chunk instanceof Batch) {
+          const items = chunk.items;
+          for (let i = 0; i < items.length; i++) this.stage.push(items[i] as I, this.emitItem);
+        } else this.stage.push(chunk, this.emitItem);
       } catch (err) {
+        this.pushBatch();
         this.fail(err);
       }
+      this.pushBatch();
     }
     callback();
   }
@@ -52,11 +86,35 @@ export class StageTransform<I, O> extends Transform {
       try {
         this.stage.end(this.emitItem);
       } catch (err) {
+        this.pushBatch();
         this.fail(err);
       }
+      this.pushBatch();
     }
     if (this.pendingError !== null) return; // destroyed once drained; never end normally
     callback();
+  }
+
+  /** `dest` was piped after this stream: batch into it while it is the only consumer. */
+  private batchInto(dest: Transform): void {
+    // pipe() has added its own 'data' listener by the time 'pipe' is emitted.
+    if (this.listenerCount('data') !== 1 || this.listenerCount('readable') !== 0) return;
+    this.batch = [];
+    const stop = (event: string | symbol): void => {
+      if (event === 'data' || event === 'readable') this.batch = null;
+    };
+    this.on('newListener', stop);
+    dest.once('unpipe', () => {
+      this.batch = null;
+      this.off('newListener', stop);
+    });
+  }
+
+  private pushBatch(): void {
+    const batch = this.batch;
+    if (batch === null || batch.length === 0) return;
+    this.batch = [];
+    this.push(new Batch(batch));
   }
 
   override read(size?: number): ReturnType<Transform['read']> {

@@ -1,0 +1,192 @@
+/**
+ * StageTransforms piped straight into each other hand on the items of each
+ * input chunk as one batch (lib/pipeline/transform.ts). The output, the
+ * errors and the backpressure must be those of the unbatched chain (a
+ * PassThrough between the stages stops the batching), and nothing else
+ * reading a stage may ever see a batch.
+ */
+import t, { type Test } from 'tap';
+import { PassThrough, Readable, Writable, type Duplex } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Frame, ProviderEvent, UnifiedEvent } from '../../lib/events.js';
+import type { FinalResult } from '../../lib/accumulate/types.js';
+import { autoFramer, sseFramer } from '../../lib/pipeline/framers.js';
+import { decoder, normalizer } from '../../lib/pipeline/stages.js';
+import { finalAccumulator } from '../../lib/pipeline/accumulators.js';
+import { createStream } from '../../lib/pipeline/create-stream.js';
+import type { StageTransform } from '../../lib/pipeline/transform.js';
+import { FIXTURE_DIALECTS, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
+import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { randomChunks } from '../helpers/chunks.js';
+
+type AnyStage = StageTransform<unknown, unknown>;
+
+interface Run {
+  out: unknown[];
+  error: string | null;
+  /** Whether each stage but the last was batching when the first item reached the sink. */
+  batching: boolean[] | null;
+}
+
+/** Runs `stages` over `chunks` in stream.pipeline, with PassThroughs between them when `split`. */
+async function run(chunks: Buffer[], stages: AnyStage[], split: boolean): Promise<Run> {
+  const out: unknown[] = [];
+  let batching: boolean[] | null = null;
+  const sink = new Writable({
+    objectMode: true,
+    write(item: unknown, _e, cb) {
+      batching ??= stages.slice(0, -1).map((s) => s.batching);
+      out.push(item);
+      cb();
+    },
+  });
+  const chain: Duplex[] = split ? stages.flatMap((s, i) => (i === 0 ? [s] : [new PassThrough({ objectMode: true }), s])) : stages;
+  let error: string | null = null;
+  try {
+    await pipeline([Readable.from(chunks), ...chain, sink]);
+  } catch (err) {
+    error = `${(err as Error).name}: ${(err as Error).message}`;
+  }
+  return { out, error, batching };
+}
+
+const eventStages = (dialect?: string): AnyStage[] =>
+  [autoFramer(), decoder(), normalizer(dialect === undefined ? {} : { dialect: dialect as never })] as AnyStage[];
+const finalStages = (dialect?: string): AnyStage[] => [...eventStages(dialect), finalAccumulator() as AnyStage];
+
+async function same(t: Test, name: string, bytes: Buffer, dialect?: string): Promise<void> {
+  for (const [cname, chunks] of [
+    ['whole', [bytes]],
+    ['random', randomChunks(bytes, 11, 500)],
+  ] as [string, Buffer[]][]) {
+    for (const [mode, make] of [
+      ['events', eventStages],
+      ['final', finalStages],
+    ] as const) {
+      const batched = await run(chunks, make(dialect), false);
+      const split = await run(chunks, make(dialect), true);
+      const label = `${name} @${cname} ${mode}`;
+      t.strictSame(batched.out, split.out, `${label}: batched = unbatched`);
+      t.equal(batched.error, split.error, `${label}: same error`);
+      if (batched.out.length > 1) {
+        t.ok(batched.batching?.every((b) => b), `${label}: every stage batched`);
+        t.ok(split.batching?.every((b) => !b), `${label}: none batched through PassThroughs`);
+      }
+    }
+  }
+}
+
+t.test('fixtures and generated logs: batched stages = unbatched stages = fused', async (t) => {
+  const tool = fixture('quickstart/anthropic-tool-use.sse');
+  await same(t, 'quickstart', tool);
+  const fused = await run([tool], [createStream({ output: 'final' }) as AnyStage], false);
+  t.strictSame((await run([tool], finalStages(), false)).out, fused.out, 'batched stages = fused createStream');
+  for (const dialect of FIXTURE_DIALECTS) {
+    const { data } = generateToBuffer({ dialect, shape: 'log', size: 30_000, seed: 9 });
+    await same(t, dialect, data, llmstreamOptions(dialect).dialect);
+  }
+});
+
+t.test('corpus: batched stages = unbatched stages', { skip: hasCorpus ? false : 'no ../shared/corpus' }, async (t) => {
+  for (const file of corpusFiles()) {
+    if (file.name.endsWith('.har') || file.name.endsWith('.md')) continue;
+    await same(t, file.name, file.bytes);
+  }
+});
+
+t.test('a fatal error mid-chunk: the items before it, then the same error', async (t) => {
+  const tool = fixture('quickstart/anthropic-tool-use.sse');
+  const make = (): AnyStage[] => [sseFramer({ maxFrameBytes: 400 }), decoder(), normalizer()] as AnyStage[];
+  // an overlong frame after the first half of the events, in the same chunk as them
+  const cut = tool.indexOf('\n\n', tool.length >> 1) + 2;
+  const input = Buffer.concat([tool.subarray(0, cut), Buffer.from(`data: ${'x'.repeat(1000)}\n\n`), tool.subarray(cut)]);
+  const batched = await run([input], make(), false);
+  const split = await run([input], make(), true);
+  t.match(batched.error, /FrameTooLargeError|frame/i, 'the framing error');
+  t.ok(batched.out.length > 0, 'events before the error were delivered');
+  t.strictSame(batched.out, split.out, 'the same events as unbatched');
+  t.equal(batched.error, split.error, 'the same error');
+  // an accumulator limit tripping inside a batch
+  const limited = (): AnyStage[] => [...eventStages(), finalAccumulator({ maxToolArgumentBytes: 8 }) as AnyStage];
+  const a = await run([tool], limited(), false);
+  const b = await run([tool], limited(), true);
+  t.ok(a.error !== null, 'the limit error');
+  t.strictSame(a.out, b.out, 'the same finals before it');
+  t.equal(a.error, b.error, 'the same error');
+});
+
+t.test('another consumer of a stage sees single items, never a batch', async (t) => {
+  const tool = fixture('quickstart/anthropic-tool-use.sse');
+  // attached before the pipe: the stage never batches
+  const framer = sseFramer();
+  const frames: Frame[] = [];
+  framer.on('data', (f: Frame) => frames.push(f));
+  const r1 = await run([tool], [framer, decoder(), normalizer()] as AnyStage[], false);
+  t.ok(frames.length > 0 && frames.every((f) => typeof f.data === 'string'), 'the listener got frames');
+  t.equal(r1.batching?.[0], false, 'the framer did not batch');
+  t.strictSame(r1.out, (await run([tool], eventStages(), false)).out, 'same events');
+
+  // attached mid-stream: batching stops for the chunks after it
+  const f = sseFramer();
+  const d = decoder();
+  const n = normalizer();
+  const events: UnifiedEvent[] = [];
+  const seen: unknown[] = [];
+  n.on('data', (ev: UnifiedEvent) => events.push(ev));
+  const done = new Promise((resolve) => n.on('end', resolve));
+  f.pipe(d).pipe(n);
+  t.equal(f.batching, true, 'framer batches into the decoder');
+  t.equal(d.batching, true, 'decoder batches into the normalizer');
+  const half = tool.length >> 1;
+  f.write(tool.subarray(0, half));
+  await new Promise((r) => setTimeout(r, 10));
+  d.on('data', (pe: ProviderEvent) => seen.push(pe));
+  t.equal(d.batching, false, 'a second consumer ends the batching');
+  f.end(tool.subarray(half));
+  await done;
+  t.ok(seen.length > 0, 'the late listener got items');
+  t.ok(seen.every((pe) => typeof (pe as ProviderEvent).kind === 'string'), 'all of them provider events');
+  t.strictSame(events, (await run([tool], eventStages(), false)).out, 'the normalizer gave every event');
+});
+
+t.test('backpressure through batched stages: a slow consumer keeps the source paused', async (t) => {
+  const event = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"' + 'x'.repeat(200) + '"}}\n\n';
+  const head = 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","model":"claude","usage":{"input_tokens":1}}}\n\n';
+  let produced = 0;
+  let i = 0;
+  const source = new Readable({
+    read() {
+      if (i === 0) this.push(head);
+      if (i++ >= 5000) return this.push(null);
+      produced += event.length;
+      this.push(event);
+    },
+  });
+  let consumed = 0;
+  let maxAhead = 0;
+  await pipeline(
+    source,
+    sseFramer(),
+    decoder(),
+    normalizer(),
+    new Writable({
+      objectMode: true,
+      highWaterMark: 2,
+      write(ev: UnifiedEvent, _e, cb) {
+        if (ev.type === 'text_delta') consumed += event.length;
+        maxAhead = Math.max(maxAhead, produced - consumed);
+        setImmediate(cb);
+      },
+    }),
+  );
+  t.ok(maxAhead < 256 * 1024, `source ran at most ${maxAhead} bytes ahead (of ${produced})`);
+});
+
+t.test('final results through batched stages equal createStream on a generated single response', async (t) => {
+  const { data } = generateToBuffer({ dialect: 'openai-responses', shape: 'single', size: 200_000, seed: 4 });
+  const chunks = randomChunks(data, 5, 65536);
+  const fused = await run(chunks, [createStream({ output: 'final', dialect: 'openai-responses' }) as AnyStage], false);
+  const staged = await run(chunks, finalStages('openai-responses'), false);
+  t.equal((staged.out as FinalResult[]).length, 1, 'one final');
+  t.strictSame(staged.out, fused.out, 'same final');
+});

@@ -1,6 +1,6 @@
 /**
  * A/B of the fused final stage (not a test): the working tree's lib/ against a
- * copy of another revision's (`git archive <rev> lib | tar -x -C <dir>`), and
+ * copy of another revision's (`git archive <rev> lib tsconfig.json package.json | tar -x -C <dir>`: without the tsconfig tsx compiles it differently and it runs ~10 % slower), and
  * the floor, run synchronously over the same 64 KiB chunks, alternating, medians.
  *
  *   npx tsx test/perf/ab.ts <baseDir> <fixture> [runs] [events|final]
@@ -46,7 +46,9 @@ const fns: [string, () => unknown][] = [
 const times = new Map<string, number[]>(fns.map(([n]) => [n, []]));
 for (const [, f] of fns) f();
 for (let r = 0; r < runs; r++) {
-  for (const [n, f] of fns) {
+  // alternate the order of base and new: whichever runs second was measured faster
+  const order = r % 2 === 0 ? fns : [fns[0]!, fns[2]!, fns[1]!];
+  for (const [n, f] of order) {
     const t = performance.now();
     f();
     times.get(n)!.push(performance.now() - t);

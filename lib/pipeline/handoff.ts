@@ -7,16 +7,16 @@
  * The pair stays two Transforms with the same output; each payload is still
  * parsed at most once.
  *
- * Only while the normalizer is the decoder's sole consumer (checked when it
- * is piped; a later 'data' or 'readable' listener on the decoder ends the
- * handoff for frames not yet handed on): anything else reading the decoder
- * gets provider events.
+ * Only while the normalizer is the decoder's sole consumer, as StageTransform
+ * reports it (ConsumerAwareStage; the same condition as its batching): a later
+ * 'data' or 'readable' listener on the decoder ends the handoff for frames not
+ * yet handed on, and anything else reading the decoder gets provider events.
  */
 import type { Frame, ProviderEvent, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { createFrameDecoder, type DecoderOptions, type FrameDecoder } from '../dialects/decoder.js';
 import { createTextNormalizer, type NormalizerOptions } from '../dialects/normalizer.js';
-import { StageTransform } from './transform.js';
+import type { ConsumerAwareStage } from './transform.js';
 
 /** A frame the decoder handed on undecoded, with the decoder that numbered it (it also unwraps captures). */
 class HandedFrame {
@@ -27,10 +27,13 @@ class HandedFrame {
   ) {}
 }
 
-export interface DecoderStage extends Stage<Frame, ProviderEvent> {
-  /** Hand frames on undecoded (set by a normalizer piped after this decoder). */
+export interface DecoderStage extends Stage<Frame, ProviderEvent>, ConsumerAwareStage {
+  /** Hand frames on undecoded (while a normalizer stage alone consumes this decoder). */
   handOff: boolean;
 }
+
+/** The stages createNormalizerStage made: the only ones a decoder hands frames to. */
+const normalizerStages = new WeakSet<object>();
 
 export function createDecoderStage(options: DecoderOptions = {}): DecoderStage {
   const frames = createFrameDecoder(options);
@@ -38,11 +41,14 @@ export function createDecoderStage(options: DecoderOptions = {}): DecoderStage {
     handOff: false,
     push(frame, emit) {
       const n = frames.number(frame);
-      // Only normalizerStage ever receives a HandedFrame (see attachHandoff).
+      // Only a normalizer stage ever receives a HandedFrame (see consumedBy).
       if (stage.handOff) emit(new HandedFrame(frame, n, frames) as unknown as ProviderEvent);
       else frames.decode(frame, n, emit);
     },
     end() {},
+    consumedBy(consumer) {
+      stage.handOff = consumer !== null && normalizerStages.has(consumer);
+    },
   };
   return stage;
 }
@@ -52,7 +58,7 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Stage<Pr
   const normalizer = createTextNormalizer(options);
   let out: Emit<UnifiedEvent> = () => {};
   const toNormalizer: Emit<ProviderEvent> = (pe) => normalizer.push(pe, out);
-  return {
+  const stage: Stage<ProviderEvent, UnifiedEvent> = {
     push(item, emit) {
       if (!(item instanceof HandedFrame)) {
         normalizer.push(item, emit);
@@ -67,27 +73,6 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Stage<Pr
       normalizer.end(emit);
     },
   };
-}
-
-function isDecoderStage(stage: unknown): stage is DecoderStage {
-  return typeof stage === 'object' && stage !== null && 'handOff' in stage;
-}
-
-/** Makes `normalizer` take frames undecoded from a decoder Transform piped into it as its only consumer. */
-export function attachHandoff(normalizer: StageTransform<ProviderEvent, UnifiedEvent>): void {
-  normalizer.on('pipe', (src: unknown) => {
-    if (!(src instanceof StageTransform) || !isDecoderStage(src.stage)) return;
-    const stage = src.stage;
-    // pipe() has added its own 'data' listener by the time 'pipe' is emitted.
-    if (src.listenerCount('data') !== 1 || src.listenerCount('readable') !== 0) return;
-    stage.handOff = true;
-    const stop = (event: string | symbol): void => {
-      if (event === 'data' || event === 'readable') stage.handOff = false;
-    };
-    src.on('newListener', stop);
-    normalizer.once('unpipe', () => {
-      stage.handOff = false;
-      src.off('newListener', stop);
-    });
-  });
+  normalizerStages.add(stage);
+  return stage;
 }

@@ -3,7 +3,7 @@ import type { DecoderOptions } from '../dialects/decoder.js';
 import { createMessageDecoder, type CaptureOptions, type MessageInput } from '../dialects/capture.js';
 import type { NormalizerOptions } from '../dialects/normalizer.js';
 import type { Frame, ProviderEvent, UnifiedEvent } from '../events.js';
-import { attachHandoff, createDecoderStage, createNormalizerStage } from './handoff.js';
+import { createDecoderStage, createNormalizerStage } from './handoff.js';
 import { objectStageTransform, type StageTransform, type TransformOptions } from './transform.js';
 
 /**
@@ -16,9 +16,7 @@ export function decoder(options: DecoderOptions & TransformOptions = {}): StageT
 
 /** provider events → unified events. */
 export function normalizer(options: NormalizerOptions & TransformOptions = {}): StageTransform<ProviderEvent, UnifiedEvent> {
-  const t = objectStageTransform(createNormalizerStage(options), options);
-  attachHandoff(t);
-  return t;
+  return objectStageTransform(createNormalizerStage(options), options);
 }
 
 /** Already-received WebSocket messages (strings, Buffers or parsed objects) → provider events, each decoded whole. */

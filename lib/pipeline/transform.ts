@@ -21,6 +21,19 @@ class Batch<T> {
 }
 
 /**
+ * A stage that wants to know when it has one StageTransform as its only
+ * consumer (piped straight into it), e.g. to hand it unparsed input.
+ */
+export interface ConsumerAwareStage {
+  /** Called with the sole consumer's stage when piped, and with null when that ends. */
+  consumedBy(consumer: object | null): void;
+}
+
+function isConsumerAware(stage: object): stage is ConsumerAwareStage {
+  return typeof (stage as Partial<ConsumerAwareStage>).consumedBy === 'function';
+}
+
+/**
  * A Transform running one stage. Fatal errors thrown by the stage do not
  * destroy the stream at once: items the stage emitted before failing are
  * delivered first, and the stream is destroyed with the error once its
@@ -31,7 +44,8 @@ class Batch<T> {
  * object per item: a frame or an event then pays no stream hop of its own
  * between llmstream's stages, and backpressure still works per chunk. A
  * 'data' or 'readable' listener added later (another consumer) ends the
- * batching; anything else reading the stream gets single items.
+ * batching; anything else reading the stream gets single items. A stage that
+ * is a ConsumerAwareStage is told when such a sole consumer starts and ends.
  */
 export class StageTransform<I, O> extends Transform {
   readonly stage: Stage<I, O>;
@@ -55,7 +69,7 @@ export class StageTransform<I, O> extends Transform {
     };
     if (objectInput) {
       this.on('pipe', (src: unknown) => {
-        if (src instanceof StageTransform && src.readableObjectMode) src.batchInto(this);
+        if (src instanceof StageTransform && src.readableObjectMode) src.batchInto(this, stage);
       });
     }
   }
@@ -67,45 +81,55 @@ export class StageTransform<I, O> extends Transform {
 
   override _transform(chunk: I | Batch<I>, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (this.pendingError === null) {
+      let failure: unknown = null;
       try {
         if (chunk instanceof Batch) {
           const items = chunk.items;
           for (let i = 0; i < items.length; i++) this.stage.push(items[i] as I, this.emitItem);
         } else this.stage.push(chunk, this.emitItem);
       } catch (err) {
-        this.pushBatch();
-        this.fail(err);
+        failure = err;
       }
+      // items emitted before a failure go out first (fail() waits for them to be read)
       this.pushBatch();
+      if (failure !== null) this.fail(failure);
     }
     callback();
   }
 
   override _flush(callback: (error?: Error | null) => void): void {
     if (this.pendingError === null) {
+      let failure: unknown = null;
       try {
         this.stage.end(this.emitItem);
       } catch (err) {
-        this.pushBatch();
-        this.fail(err);
+        failure = err;
       }
       this.pushBatch();
+      if (failure !== null) this.fail(failure);
     }
     if (this.pendingError !== null) return; // destroyed once drained; never end normally
     callback();
   }
 
-  /** `dest` was piped after this stream: batch into it while it is the only consumer. */
-  private batchInto(dest: Transform): void {
+  /** `dest` was piped after this stream: batch into it (and tell the stage) while it is the only consumer. */
+  private batchInto(dest: Transform, consumer: object): void {
     // pipe() has added its own 'data' listener by the time 'pipe' is emitted.
     if (this.listenerCount('data') !== 1 || this.listenerCount('readable') !== 0) return;
+    const aware = isConsumerAware(this.stage) ? this.stage : null;
     this.batch = [];
+    aware?.consumedBy(consumer);
+    const end = (): void => {
+      if (this.batch === null) return;
+      this.batch = null;
+      aware?.consumedBy(null);
+    };
     const stop = (event: string | symbol): void => {
-      if (event === 'data' || event === 'readable') this.batch = null;
+      if (event === 'data' || event === 'readable') end();
     };
     this.on('newListener', stop);
     dest.once('unpipe', () => {
-      this.batch = null;
+      end();
       this.off('newListener', stop);
     });
   }

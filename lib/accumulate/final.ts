@@ -102,6 +102,16 @@ function buildChoice(state: ChoiceState, stopReason: StopReason | null, provider
 }
 
 export function createFinalAccumulator(options: FinalAccumulatorOptions = {}): FinalAccumulator {
+  return createFusableFinalAccumulator(options);
+}
+
+/** The final accumulator with the fused pipeline's direct route for text deltas (see TextSink). */
+export interface FusableFinalAccumulator extends FinalAccumulator {
+  /** Takes a text or reasoning delta of choice 0 as `push` would take its event; false when the event must be pushed. */
+  takeText(reasoning: boolean, index: number, contentIndex: number, text: string, emit: Emit<FinalResult>): boolean;
+}
+
+export function createFusableFinalAccumulator(options: FinalAccumulatorOptions = {}): FusableFinalAccumulator {
   const counter = new BlockCounter(limitOption('maxBlocks', options.maxBlocks, DEFAULT_MAX_BLOCKS));
   const maxTextBytes = limitOption('maxTextBytes', options.maxTextBytes, DEFAULT_MAX_TEXT_BYTES);
   const maxToolArgumentBytes = limitOption(
@@ -199,6 +209,15 @@ export function createFinalAccumulator(options: FinalAccumulatorOptions = {}): F
     return build('error', null);
   }
 
+  /** A limit tripped: the response ends here with what it had. */
+  function failed(err: unknown, emit: Emit<FinalResult>): void {
+    if (!(err instanceof LimitExceededError)) return;
+    const result = buildFailed('limit_exceeded', err.message);
+    reset();
+    tracker.reset();
+    emit(result);
+  }
+
   function handle(ev: UnifiedEvent, emit: Emit<FinalResult>): void {
     const step = tracker.step(ev);
     if (step === RESTART) {
@@ -275,14 +294,20 @@ export function createFinalAccumulator(options: FinalAccumulatorOptions = {}): F
       try {
         handle(ev, emit);
       } catch (err) {
-        if (err instanceof LimitExceededError) {
-          const result = buildFailed('limit_exceeded', err.message);
-          reset();
-          tracker.reset();
-          emit(result);
-        }
+        failed(err, emit);
         throw err;
       }
+    },
+    takeText(reasoning, index, contentIndex, delta, emit) {
+      // what push does with the text_delta / reasoning_delta event, when it is INSIDE an open response
+      if (!tracker.open) return false;
+      try {
+        text.add(reasoning ? 'reasoning' : 'text', 0, index, contentIndex, delta);
+      } catch (err) {
+        failed(err, emit);
+        throw err;
+      }
+      return true;
     },
     end(emit) {
       pendingErrors = [];

@@ -226,11 +226,11 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
       switch (m.kind) {
         case TEXT:
           self.ensureStarted();
-          self.emit({ type: 'text_delta', index, text: value });
+          if (!ctx.text(false, index, -1, value)) self.emit({ type: 'text_delta', index, text: value });
           return true;
         case THINKING:
           self.ensureStarted();
-          self.emit({ type: 'reasoning_delta', index, text: value });
+          if (!ctx.text(true, index, -1, value)) self.emit({ type: 'reasoning_delta', index, text: value });
           return true;
         case INPUT_JSON:
           if (block === undefined || block.kind !== 'tool' || !block.open) return false;

@@ -195,11 +195,11 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
       switch (m.kind) {
         case TEXT:
           cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
-          self.emit({ type: 'text_delta', index, text });
+          if (!ctx.text(false, index, -1, text)) self.emit({ type: 'text_delta', index, text });
           return true;
         case THOUGHT:
           cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
-          self.emit({ type: 'reasoning_delta', index, text });
+          if (!ctx.text(true, index, -1, text)) self.emit({ type: 'reasoning_delta', index, text });
           return true;
         case ARGUMENTS: {
           const call = calls.get(index);

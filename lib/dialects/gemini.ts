@@ -596,7 +596,8 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
       const kind: BlockKind = m.kind === THOUGHT ? 'thought' : 'text';
       self.closeCall(c);
       const index = c.kind === kind ? c.current : self.openBlock(c, kind);
-      if (kind === 'thought') self.out(c, { type: 'reasoning_delta', index, text });
+      if (c.choice === 0 && ctx.text(kind === 'thought', index, -1, text)) emitted++;
+      else if (kind === 'thought') self.out(c, { type: 'reasoning_delta', index, text });
       else self.out(c, { type: 'text_delta', index, text });
       const sig = m.str(F_SIGNATURE);
       if (sig !== undefined && sig !== '') self.signature(c, index, sig);

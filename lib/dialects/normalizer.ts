@@ -11,7 +11,7 @@ import type { Emit, Stage } from '../stage.js';
 import { detectDialect } from './detect.js';
 import { doneEvent, errorEvent, isObject, providerError } from './helpers.js';
 import { dialects } from './registry.js';
-import type { DialectContext, ResponseHandler } from './types.js';
+import type { DialectContext, ResponseHandler, TextSink } from './types.js';
 import { createResponseLimits, type DialectLimitOptions } from './limits.js';
 import { TemplateStore } from './fast/template.js';
 
@@ -70,6 +70,8 @@ export interface TextNormalizer extends Normalizer {
    * teaches the templates).
    */
   pushText(text: string, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): boolean;
+  /** Fused final mode: where template-recognised text deltas go instead of events (null: events). */
+  setTextSink(sink: TextSink | null): void;
 }
 
 export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
@@ -92,6 +94,9 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
   /** Templates of the current dialect; the text of the frame being parsed after they missed it. */
   const templates = new TemplateStore();
   let missed: string | null = null;
+  let textSink: TextSink | null = null;
+  /** The sink, while a template match is being handled (the only time ctx.text may use it). */
+  let sink: TextSink | null = null;
 
   const limits = createResponseLimits(options);
   const ctx: DialectContext = {
@@ -115,6 +120,9 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     },
     get frame() {
       return frame;
+    },
+    text(reasoning, index, contentIndex, text) {
+      return sink !== null && sink(reasoning, index, contentIndex, text);
     },
   };
 
@@ -248,7 +256,12 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
         out = emit;
         at = a;
         frame = n;
-        if (h.onTemplate(templates)) return true;
+        sink = textSink;
+        try {
+          if (h.onTemplate(templates)) return true;
+        } finally {
+          sink = null;
+        }
       } else if (templates.learning) missed = text;
       return false;
     },
@@ -260,6 +273,9 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     },
     get dialect() {
       return dialect;
+    },
+    setTextSink(s) {
+      textSink = s;
     },
   };
 }

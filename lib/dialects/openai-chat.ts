@@ -127,9 +127,15 @@ class ChatResponse implements ResponseHandler {
     this.produced = false;
     const k = m.int(F_CHOICE) ?? 0;
     this.choice(k);
-    if (hasReasoning) this.out({ type: 'reasoning_delta', index: 0, text: reasoning! }, k);
-    if (hasContent) this.out({ type: 'text_delta', index: 0, text: content! }, k);
+    if (hasReasoning) this.outText(true, reasoning!, k);
+    if (hasContent) this.outText(false, content!, k);
     return true;
+  }
+
+  /** A template's text or reasoning delta: straight to a fused final accumulator when it takes it (choice 0), else out as an event. */
+  private outText(reasoning: boolean, text: string, k: number): void {
+    if (k === 0 && this.ctx.text(reasoning, 0, -1, text)) this.produced = true;
+    else this.out(reasoning ? { type: 'reasoning_delta', index: 0, text } : { type: 'text_delta', index: 0, text }, k);
   }
 
   /** An argument fragment of an open call (what onToolFragment does for it); false for anything else. */

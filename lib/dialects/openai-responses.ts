@@ -470,17 +470,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
         const delta = m.str(F_DELTA);
         if (delta === undefined || delta === '') return false;
         const kind = m.kind;
-        let ev: UnifiedEvent;
-        if (kind === TEXT || kind === REFUSAL || kind === REASONING) {
-          const index = m.int(F_OUTPUT) ?? 0;
-          const contentIndex = m.int(F_POSITION);
-          const type = kind === REASONING ? 'reasoning_delta' : 'text_delta';
-          ev =
-            contentIndex === undefined
-              ? { type, index, text: delta }
-              : { type, index, contentIndex, text: delta };
-          if (kind === REFUSAL) (ev as TextDeltaEvent).refusal = true;
-        } else if (kind === FUNCTION_ARGS || kind === CUSTOM_INPUT || kind === MCP_ARGS) {
+        if (kind === FUNCTION_ARGS || kind === CUSTOM_INPUT || kind === MCP_ARGS) {
           const call = self.findCall(m.str(F_ITEM), m.int(F_OUTPUT));
           if (call === undefined || call.done) return false; // an orphan opens a call: left to the parse path
           const seq = m.int(F_SEQ);
@@ -488,10 +478,18 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
           if (seq !== undefined) self.checkSequence(seq);
           self.pushDelta(call, delta);
           return true;
-        } else return false;
+        }
+        if (kind !== TEXT && kind !== REFUSAL && kind !== REASONING) return false;
+        const index = m.int(F_OUTPUT) ?? 0;
+        const contentIndex = m.int(F_POSITION);
         const seq = m.int(F_SEQ);
         cursor = seq;
         if (seq !== undefined) self.checkSequence(seq);
+        if (kind !== REFUSAL && ctx.text(kind === REASONING, index, contentIndex ?? -1, delta)) return true;
+        const type = kind === REASONING ? 'reasoning_delta' : 'text_delta';
+        const ev: UnifiedEvent =
+          contentIndex === undefined ? { type, index, text: delta } : { type, index, contentIndex, text: delta };
+        if (kind === REFUSAL) (ev as TextDeltaEvent).refusal = true;
         self.out(ev);
         return true;
       },

@@ -12,7 +12,22 @@ export interface DialectContext {
   readonly at: Position | undefined;
   /** Number of the frame being handled. */
   readonly frame: number;
+  /**
+   * From `onTemplate` only: a text (or reasoning) delta of choice 0, not a
+   * refusal, offered straight to a fused final accumulator (see TextSink).
+   * True when it was taken: no event is emitted then. False: emit the event
+   * as usual.
+   */
+  text(reasoning: boolean, index: number, contentIndex: number, text: string): boolean;
 }
+
+/**
+ * Fused final mode: takes a text or reasoning delta (contentIndex -1 when
+ * none) exactly as the final accumulator would take its event, without the
+ * event object and the hops it passes through; false when the event must be
+ * emitted instead (e.g. no response open yet).
+ */
+export type TextSink = (reasoning: boolean, index: number, contentIndex: number, text: string) => boolean;
 
 /** One response's worth of state. A new handler is created for each response. */
 export interface ResponseHandler {

@@ -2,13 +2,14 @@
  * createStream: one Transform from bytes to unified events, final results or
  * visible text, with every stage fused into plain function calls.
  */
-import { createFinalAccumulator } from '../accumulate/final.js';
+import { createFusableFinalAccumulator } from '../accumulate/final.js';
 import type { FinalAccumulatorOptions, FinalResult } from '../accumulate/types.js';
 import { StreamError } from '../errors.js';
 import type { ErrorEvent, UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
 import { chain, type Emit, type Stage } from '../stage.js';
 import { createEventsStage, type EventsStageOptions } from './events-stage.js';
+import type { TextSink } from '../dialects/types.js';
 import { StageTransform, type TransformOptions } from './transform.js';
 
 export type OutputMode = 'events' | 'final' | 'text';
@@ -50,7 +51,12 @@ export interface GuardedStage<O> extends Stage<Chunk, O> {
   abort(err: StreamError, emit: Emit<O>): void;
 }
 
-export function createGuardedEventsStage(options: CreateStreamOptions = {}): GuardedStage<UnifiedEvent> {
+export interface GuardedEventsStage extends GuardedStage<UnifiedEvent> {
+  /** Fused final mode: template-recognised text deltas go to `sink` (see TextSink); its errors pass on untouched. */
+  setTextSink(sink: TextSink | null): void;
+}
+
+export function createGuardedEventsStage(options: CreateStreamOptions = {}): GuardedEventsStage {
   const inner = createEventsStage(options);
   const strict = options.strict ?? false;
   let failed = false;
@@ -99,6 +105,19 @@ export function createGuardedEventsStage(options: CreateStreamOptions = {}): Gua
       out = emit;
       if (!failed) fatal(err);
     },
+    setTextSink(sink) {
+      inner.setTextSink(
+        sink === null
+          ? null
+          : (reasoning, index, contentIndex, text) => {
+              try {
+                return sink(reasoning, index, contentIndex, text);
+              } catch (err) {
+                throw new Downstream(err); // as from `check`: a later stage's failure
+              }
+            },
+      );
+    },
   };
 }
 
@@ -124,8 +143,30 @@ export function createOutputStage(options: CreateStreamOptions = {}): GuardedSta
   const events = createGuardedEventsStage(options);
   const mode = options.output ?? 'events';
   if (mode === 'events') return events;
-  const next: Stage<UnifiedEvent, FinalResult | string> = mode === 'final' ? createFinalAccumulator(options) : createTextStage();
-  const fused = chain(events, next);
+  let fused: Stage<Chunk, FinalResult | string>;
+  let next: Stage<UnifiedEvent, FinalResult | string>;
+  if (mode === 'final') {
+    const final = createFusableFinalAccumulator(options);
+    next = final;
+    // chain(events, final), plus the direct route for text deltas (same emit as the events get)
+    let out: Emit<FinalResult> = () => {};
+    const toFinal: Emit<UnifiedEvent> = (ev) => final.push(ev, out);
+    events.setTextSink((reasoning, index, contentIndex, text) => final.takeText(reasoning, index, contentIndex, text, out));
+    fused = {
+      push(chunk, emit) {
+        out = emit;
+        events.push(chunk, toFinal);
+      },
+      end(emit) {
+        out = emit;
+        events.end(toFinal);
+        final.end(emit);
+      },
+    };
+  } else {
+    next = createTextStage();
+    fused = chain(events, next);
+  }
   return {
     push: fused.push,
     end: fused.end,

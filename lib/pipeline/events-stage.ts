@@ -10,6 +10,7 @@ import type { Emit, Stage } from '../stage.js';
 import { createFrameDecoder } from '../dialects/decoder.js';
 import type { CaptureMode } from '../dialects/capture.js';
 import type { DialectLimitOptions } from '../dialects/limits.js';
+import type { TextSink } from '../dialects/types.js';
 import { createTextNormalizer } from '../dialects/normalizer.js';
 import { createAutoFramer, createFramer, type FramingName, type FramingOption } from '../framing/detect.js';
 import type { Chunk } from '../framing/bytes.js';
@@ -38,6 +39,8 @@ export interface EventsStage extends Stage<Chunk, UnifiedEvent> {
    * open response with done(error), without flushing a partly received frame.
    */
   abandon(emit: Emit<UnifiedEvent>): void;
+  /** Fused final mode: template-recognised text deltas go to `sink` instead of out as events (see TextSink). */
+  setTextSink(sink: TextSink | null): void;
 }
 
 /** Internal switches, not part of the documented options. */
@@ -86,6 +89,9 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
     end: fused.end,
     abandon(emit) {
       normalizer.abandon(emit);
+    },
+    setTextSink(sink) {
+      normalizer.setTextSink(fast ? sink : null);
     },
   };
 }

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import type { DialectOption } from '../../lib/events.js';
+import type { DialectOption, UnifiedEvent } from '../../lib/events.js';
 import type { FramingOption } from '../../lib/framing/detect.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { FIXTURE_DIALECTS, FIXTURE_SHAPES, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
@@ -17,6 +17,8 @@ import { randomChunks } from '../helpers/chunks.js';
 interface Config {
   dialect?: DialectOption;
   framing?: FramingOption;
+  maxTextBytes?: number;
+  maxBlocks?: number;
 }
 
 /** Events (or finals) of one run, with a fatal error (strict off: none expected) kept as a value. */
@@ -117,6 +119,65 @@ t.test('generated benchmark fixtures: fast path on = off', (t) => {
     }
   }
   t.end();
+});
+
+t.test('limits that trip on a text delta: fast path on = off (the final accumulator takes template text deltas directly)', (t) => {
+  for (const dialect of FIXTURE_DIALECTS) {
+    const { data, stats } = generateToBuffer({ dialect, shape: 'single', size: 40_000, seed: 4 });
+    const config = llmstreamOptions(dialect);
+    // text + reasoning is at least this many UTF-8 bytes: every one of these limits trips
+    const chars = stats.textChars + stats.reasoningChars;
+    for (const maxTextBytes of [1, Math.floor(chars / 3), Math.floor(chars / 2)]) {
+      const on = run([data], { ...config, maxTextBytes }, 'final', false, true);
+      t.strictSame(on, run([data], { ...config, maxTextBytes }, 'final', false, false), `${dialect}: maxTextBytes ${maxTextBytes}`);
+      t.match(on.at(-1), { thrown: 'LimitExceededError' }, `${dialect}: maxTextBytes ${maxTextBytes} tripped`);
+    }
+    for (const chunks of [randomChunks(data, 5, 300)]) {
+      const limited = { ...config, maxTextBytes: Math.floor(chars / 2) };
+      t.strictSame(run(chunks, limited, 'final', false, true), run(chunks, limited, 'final', false, false), `${dialect}: maxTextBytes at random chunks`);
+    }
+  }
+  t.end();
+});
+
+t.test('the normalizer hands template text deltas to a text sink, and emits them as events without one', async (t) => {
+  const { createTextNormalizer } = await import('../../lib/dialects/normalizer.js');
+  const { createFrameDecoder } = await import('../../lib/dialects/decoder.js');
+  const payloads = [
+    '{"type":"message_start","message":{"id":"msg_1","model":"claude","usage":{"input_tokens":3,"output_tokens":1}}}',
+    '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+    '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"one"}}',
+    '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"two"}}',
+    '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"three"}}',
+  ];
+  for (const withSink of [true, false]) {
+    const normalizer = createTextNormalizer({ dialect: 'anthropic-messages' });
+    const decoder = createFrameDecoder();
+    const taken: unknown[][] = [];
+    if (withSink)
+      normalizer.setTextSink((...args) => {
+        taken.push(args);
+        return true;
+      });
+    const events: UnifiedEvent[] = [];
+    const emit = (ev: UnifiedEvent): void => {
+      events.push(ev);
+    };
+    for (const data of payloads) {
+      const frame = { event: 'message', data, id: '' };
+      const n = decoder.number(frame);
+      if (!normalizer.pushText(data, n, undefined, emit)) decoder.decode(frame, n, (pe) => normalizer.push(pe, emit));
+    }
+    const texts = events.filter((ev) => ev.type === 'text_delta').map((ev) => (ev as { text: string }).text);
+    if (withSink) {
+      // the first delta is parsed (it teaches the template) and goes out as an event; the next two match
+      t.strictSame(texts, ['one'], 'only the parsed delta is an event');
+      t.strictSame(taken, [
+        [false, 0, -1, 'two'],
+        [false, 0, -1, 'three'],
+      ]);
+    } else t.strictSame(texts, ['one', 'two', 'three'], 'without a sink every delta is an event');
+  }
 });
 
 /** JSON.parse calls on whole payloads (`{…}`) during one run. */

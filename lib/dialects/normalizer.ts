@@ -256,12 +256,11 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
         out = emit;
         at = a;
         frame = n;
+        // (left set if onTemplate throws: harmless, ctx.text is only called from onTemplate)
         sink = textSink;
-        try {
-          if (h.onTemplate(templates)) return true;
-        } finally {
-          sink = null;
-        }
+        const handled = h.onTemplate(templates);
+        sink = null;
+        if (handled) return true;
       } else if (templates.learning) missed = text;
       return false;
     },

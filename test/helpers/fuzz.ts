@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FinalAccumulatorOptions, FinalResult } from '../../lib/accumulate/types.js';
+import { createFinalAccumulator } from '../../lib/accumulate/final.js';
 import { StreamError } from '../../lib/errors.js';
 import type { DialectName, DoneEvent, UnifiedEvent } from '../../lib/events.js';
 import type { FramingName } from '../../lib/framing/detect.js';
@@ -413,7 +414,10 @@ function firstDiff(a: unknown[], b: unknown[]): string {
  * 3. strict events, chunked: throws a StreamError exactly when (1) had an error
  *    event, with that event's code, after emitting exactly the events before it;
  * 4. lenient finals, chunked: only a typed error may escape (a limit); without
- *    one, one final per final `done` of (1), with that done's stop reason.
+ *    one, one final per final `done` of (1), with that done's stop reason;
+ * 5. the fused finals of (4) are what the standalone final accumulator makes
+ *    of the same run's events (the fused stage takes text deltas by a direct
+ *    route, see TextSink), the limit that stopped it included.
  */
 export function runCase(c: FuzzCase): CaseReport {
   const started = performance.now();
@@ -472,7 +476,37 @@ export function runCase(c: FuzzCase): CaseReport {
       }
     }
   }
+  // (5) The same options as the final run, as events, folded by a standalone accumulator.
+  const merged: CreateStreamOptions = { ...c.finalLimits, ...c.options };
+  const mergedEvents = Object.keys(c.finalLimits).length === 0 ? lenient : runOutput<UnifiedEvent>(chunks, { ...merged, output: 'events' });
+  const folded = foldFinals(mergedEvents.items, merged);
+  if (!sameJson(folded.items, finals.items)) {
+    return report(`fused finals differ from the accumulated events' finals: ${firstDiff(finals.items, folded.items)}`, hadErrors);
+  }
+  if (codeOf(folded.thrown) !== codeOf(finals.thrown)) {
+    return report(`fused finals threw ${codeOf(finals.thrown)}, the accumulated events' finals ${codeOf(folded.thrown)}`, hadErrors);
+  }
   return report(null, hadErrors);
+}
+
+/** The finals a standalone final accumulator makes of `events` (stopping where it throws). */
+function foldFinals(events: UnifiedEvent[], options: FinalAccumulatorOptions): RunOutcome<FinalResult> {
+  const items: FinalResult[] = [];
+  const emit = (f: FinalResult): void => {
+    items.push(f);
+  };
+  const acc = createFinalAccumulator(options);
+  try {
+    for (const ev of events) acc.push(ev, emit);
+    acc.end(emit);
+  } catch (thrown) {
+    return { items, thrown };
+  }
+  return { items, thrown: undefined };
+}
+
+function codeOf(thrown: unknown): string {
+  return thrown === undefined ? 'nothing' : isTypedError(thrown) ? thrown.code : describe(thrown);
 }
 
 // ---------------------------------------------------------------------------

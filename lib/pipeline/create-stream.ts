@@ -126,13 +126,23 @@ class Downstream {
   constructor(readonly error: unknown) {}
 }
 
+/** A stage after the events stage that can also take text deltas without their event (see TextSink). */
+export interface TextTakingStage<O> extends Stage<UnifiedEvent, O> {
+  /** Takes a text or reasoning delta of choice 0 (not a refusal) as `push` would take its event; false: push the event. */
+  takeText(reasoning: boolean, index: number, contentIndex: number, text: string, emit: Emit<O>): boolean;
+}
+
 /** Visible text of choice 0 as it arrives, a newline after each response. */
-export function createTextStage(): Stage<UnifiedEvent, string> {
+export function createTextStage(): TextTakingStage<string> {
   return {
     push(ev, emit) {
       if (ev.type === 'text_delta') {
         if (ev.refusal !== true && ev.choice === undefined) emit(ev.text);
       } else if (ev.type === 'done' && ev.choice === undefined) emit('\n');
+    },
+    takeText(reasoning, _index, _contentIndex, text, emit) {
+      if (!reasoning) emit(text);
+      return true;
     },
     end() {},
   };
@@ -143,30 +153,22 @@ export function createOutputStage(options: CreateStreamOptions = {}): GuardedSta
   const events = createGuardedEventsStage(options);
   const mode = options.output ?? 'events';
   if (mode === 'events') return events;
-  let fused: Stage<Chunk, FinalResult | string>;
-  let next: Stage<UnifiedEvent, FinalResult | string>;
-  if (mode === 'final') {
-    const final = createFusableFinalAccumulator(options);
-    next = final;
-    // chain(events, final), plus the direct route for text deltas (same emit as the events get)
-    let out: Emit<FinalResult> = () => {};
-    const toFinal: Emit<UnifiedEvent> = (ev) => final.push(ev, out);
-    events.setTextSink((reasoning, index, contentIndex, text) => final.takeText(reasoning, index, contentIndex, text, out));
-    fused = {
-      push(chunk, emit) {
-        out = emit;
-        events.push(chunk, toFinal);
-      },
-      end(emit) {
-        out = emit;
-        events.end(toFinal);
-        final.end(emit);
-      },
-    };
-  } else {
-    next = createTextStage();
-    fused = chain(events, next);
-  }
+  const next: TextTakingStage<FinalResult | string> = mode === 'final' ? createFusableFinalAccumulator(options) : createTextStage();
+  // chain(events, next), plus the direct route for text deltas (same emit as the events get)
+  let out: Emit<FinalResult | string> = () => {};
+  const toNext: Emit<UnifiedEvent> = (ev) => next.push(ev, out);
+  events.setTextSink((reasoning, index, contentIndex, text) => next.takeText(reasoning, index, contentIndex, text, out));
+  const fused: Stage<Chunk, FinalResult | string> = {
+    push(chunk, emit) {
+      out = emit;
+      events.push(chunk, toNext);
+    },
+    end(emit) {
+      out = emit;
+      events.end(toNext);
+      next.end(emit);
+    },
+  };
   return {
     push: fused.push,
     end: fused.end,

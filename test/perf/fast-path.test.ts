@@ -22,7 +22,7 @@ interface Config {
 }
 
 /** Events (or finals) of one run, with a fatal error (strict off: none expected) kept as a value. */
-function run(chunks: Buffer[], config: Config, output: 'events' | 'final', positions: boolean, fastPath: boolean): unknown[] {
+function run(chunks: Buffer[], config: Config, output: 'events' | 'final' | 'text', positions: boolean, fastPath: boolean): unknown[] {
   const stage = createOutputStage({ ...config, output, positions, fastPath } as Parameters<typeof createOutputStage>[0]);
   const out: unknown[] = [];
   const emit = (x: unknown): void => {
@@ -37,7 +37,7 @@ function run(chunks: Buffer[], config: Config, output: 'events' | 'final', posit
   return out;
 }
 
-/** Asserts fast on = fast off for events (positions on and off) and finals, whole and at two random chunkings. */
+/** Asserts fast on = fast off for events (positions on and off), finals and text output, whole and at two random chunkings. */
 function same(t: Test, name: string, bytes: Buffer, config: Config): void {
   const chunkings: [string, Buffer[]][] = [
     ['whole', [bytes]],
@@ -49,6 +49,7 @@ function same(t: Test, name: string, bytes: Buffer, config: Config): void {
       t.strictSame(run(chunks, config, 'events', positions, true), run(chunks, config, 'events', positions, false), `${name} ${JSON.stringify(config)} @${cname} positions=${positions}: events`);
     }
     t.strictSame(run(chunks, config, 'final', false, true), run(chunks, config, 'final', false, false), `${name} ${JSON.stringify(config)} @${cname}: finals`);
+    t.strictSame(run(chunks, config, 'text', false, true), run(chunks, config, 'text', false, false), `${name} ${JSON.stringify(config)} @${cname}: text`);
   }
 }
 

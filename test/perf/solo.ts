@@ -4,7 +4,7 @@
  * median and best MB/s. Run it for two trees in separate processes, alternating,
  * when an in-process A/B (ab.ts) is too noisy (GC-heavy fixtures).
  *
- *   npx tsx test/perf/solo.ts <dir> <fixture> [runs] [events|final]
+ *   npx tsx test/perf/solo.ts <dir> <fixture> [runs] [events|final|text]
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -13,7 +13,7 @@ import type { createOutputStage as CreateOutputStage } from '../../lib/pipeline/
 
 const [dir, file] = [process.argv[2]!, process.argv[3]!];
 const runs = Number(process.argv[4] ?? 20);
-const output = (process.argv[5] ?? 'final') as 'final' | 'events';
+const output = (process.argv[5] ?? 'final') as 'final' | 'events' | 'text';
 const { createOutputStage } = (await import(resolve(dir, 'lib/pipeline/create-stream.ts'))) as { createOutputStage: typeof CreateOutputStage };
 const data = readFileSync(file);
 const stats = JSON.parse(readFileSync(file + '.stats.json', 'utf8')) as FixtureStats;

@@ -10,8 +10,8 @@ import type { Frame, UnifiedEvent } from '../events.js';
 import type { FinalResult } from '../accumulate/types.js';
 import { createAutoFramer, createFramer } from '../framing/detect.js';
 import type { Chunk } from '../framing/bytes.js';
-import { createGuardedEventsStage, createTextStage } from '../pipeline/create-stream.js';
-import { createFinalAccumulator } from '../accumulate/final.js';
+import { createGuardedEventsStage, createTextStage, fuseText } from '../pipeline/create-stream.js';
+import { createFusableFinalAccumulator } from '../accumulate/final.js';
 import { chain, type Stage } from '../stage.js';
 import { createAudioWriter } from './audio-out.js';
 import { createProgress, PROGRESS_MIN_BYTES, type Progress } from './progress.js';
@@ -38,18 +38,22 @@ function makeStage(opts: CliOptions, file: string, index: number): Stage<Chunk, 
     const o = { positions: opts.positions };
     return opts.framing === 'auto' ? createAutoFramer(o) : createFramer(opts.framing, o);
   }
-  let events: Stage<Chunk, UnifiedEvent> = createGuardedEventsStage({
+  const guarded = createGuardedEventsStage({
     dialect: opts.dialect,
     framing: opts.framing,
     // --strict names where the error happened, so it always tracks positions.
     positions: opts.positions || opts.strict,
     strict: opts.strict,
   });
-  if (opts.audioOut !== null) {
-    const prefix = `${String(index + 1).padStart(2, '0')}-${file === '-' ? 'stdin' : basename(file).replace(/[^A-Za-z0-9_.-]/g, '_')}`;
-    events = chain(events, createAudioWriter(opts.audioOut, prefix));
+  if (opts.audioOut === null) {
+    // as createStream: text deltas go straight into the final result / text output
+    if (opts.out === 'final') return fuseText(guarded, createFusableFinalAccumulator());
+    if (opts.out === 'text') return fuseText(guarded, createTextStage());
+    return guarded;
   }
-  if (opts.out === 'final') return chain(events, createFinalAccumulator());
+  const prefix = `${String(index + 1).padStart(2, '0')}-${file === '-' ? 'stdin' : basename(file).replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+  const events = chain(guarded, createAudioWriter(opts.audioOut, prefix));
+  if (opts.out === 'final') return chain(events, createFusableFinalAccumulator());
   if (opts.out === 'text') return chain(events, createTextStage());
   return events;
 }

@@ -7,7 +7,7 @@ import type { FinalAccumulatorOptions, FinalResult } from '../accumulate/types.j
 import { StreamError } from '../errors.js';
 import type { ErrorEvent, UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
-import { chain, type Emit, type Stage } from '../stage.js';
+import type { Emit, Stage } from '../stage.js';
 import { createEventsStage, type EventsStageOptions } from './events-stage.js';
 import type { TextSink } from '../dialects/types.js';
 import { StageTransform, type TransformOptions } from './transform.js';
@@ -132,6 +132,27 @@ export interface TextTakingStage<O> extends Stage<UnifiedEvent, O> {
   takeText(reasoning: boolean, index: number, contentIndex: number, text: string, emit: Emit<O>): boolean;
 }
 
+/**
+ * `chain(events, next)`, plus the direct route: text deltas the templates
+ * recognised go to `next.takeText` with the emit the events get (see TextSink).
+ */
+export function fuseText<O>(events: GuardedEventsStage, next: TextTakingStage<O>): Stage<Chunk, O> {
+  let out: Emit<O> = () => {};
+  const toNext: Emit<UnifiedEvent> = (ev) => next.push(ev, out);
+  events.setTextSink((reasoning, index, contentIndex, text) => next.takeText(reasoning, index, contentIndex, text, out));
+  return {
+    push(chunk, emit) {
+      out = emit;
+      events.push(chunk, toNext);
+    },
+    end(emit) {
+      out = emit;
+      events.end(toNext);
+      next.end(emit);
+    },
+  };
+}
+
 /** Visible text of choice 0 as it arrives, a newline after each response. */
 export function createTextStage(): TextTakingStage<string> {
   return {
@@ -154,21 +175,7 @@ export function createOutputStage(options: CreateStreamOptions = {}): GuardedSta
   const mode = options.output ?? 'events';
   if (mode === 'events') return events;
   const next: TextTakingStage<FinalResult | string> = mode === 'final' ? createFusableFinalAccumulator(options) : createTextStage();
-  // chain(events, next), plus the direct route for text deltas (same emit as the events get)
-  let out: Emit<FinalResult | string> = () => {};
-  const toNext: Emit<UnifiedEvent> = (ev) => next.push(ev, out);
-  events.setTextSink((reasoning, index, contentIndex, text) => next.takeText(reasoning, index, contentIndex, text, out));
-  const fused: Stage<Chunk, FinalResult | string> = {
-    push(chunk, emit) {
-      out = emit;
-      events.push(chunk, toNext);
-    },
-    end(emit) {
-      out = emit;
-      events.end(toNext);
-      next.end(emit);
-    },
-  };
+  const fused = fuseText(events, next);
   return {
     push: fused.push,
     end: fused.end,

@@ -16,6 +16,10 @@ export interface FrameDecoder {
   number(frame: Frame): number;
   /** Decodes frame number `n` into provider events. */
   decode(frame: Frame, n: number, emit: Emit<ProviderEvent>): void;
+  /** The number the next frame without positions gets (an SSE event taken whole by the fused stage, see `skip`). */
+  peek(): number;
+  /** Counts a frame the fused stage handled without a Frame object. */
+  skip(): void;
 }
 
 export function createFrameDecoder(options: DecoderOptions = {}): FrameDecoder {
@@ -26,6 +30,12 @@ export function createFrameDecoder(options: DecoderOptions = {}): FrameDecoder {
       const n = frame.at === undefined ? frameNo : frame.at.frame;
       frameNo = n + 1;
       return n;
+    },
+    peek() {
+      return frameNo;
+    },
+    skip() {
+      frameNo++;
     },
     decode(frame, n, emit) {
       if (frame.invalidUtf8At !== undefined) {

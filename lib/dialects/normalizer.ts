@@ -14,6 +14,7 @@ import { dialects } from './registry.js';
 import type { DialectContext, ResponseHandler, TextSink } from './types.js';
 import { createResponseLimits, type DialectLimitOptions } from './limits.js';
 import { TemplateStore } from './fast/template.js';
+import { EventTemplateStore } from './fast/event-template.js';
 
 export interface NormalizerOptions extends DialectLimitOptions {
   /** @defaultValue 'auto' */
@@ -72,6 +73,20 @@ export interface TextNormalizer extends Normalizer {
   pushText(text: string, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): boolean;
   /** Fused final mode: where template-recognised text deltas go instead of events (null: events). */
   setTextSink(sink: TextSink | null): void;
+  /** True when an open response could take whole SSE events (see fast/event-template.ts). */
+  readonly takesEvents: boolean;
+  /**
+   * Offers the SSE event starting at `text[pos]` (`buf` read as latin1; `ascii`:
+   * `buf` has no byte above 0x7F) to the open response as frame `n`. Returns
+   * the event's end when it was fully handled, else -1 (nothing happened: the
+   * framer reads the event as usual).
+   */
+  pushEvent(text: string, pos: number, buf: Buffer, ascii: boolean, limit: number, n: number, emit: Emit<UnifiedEvent>): number;
+  /**
+   * Right after `pushText` handled a frame: its block was buf[start, end) with
+   * the payload at [dataStart, dataEnd), all plain; learn it as an event template.
+   */
+  learnEvent(buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void;
 }
 
 export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
@@ -93,6 +108,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
   let reportedUtf8 = false;
   /** Templates of the current dialect; the text of the frame being parsed after they missed it. */
   const templates = new TemplateStore();
+  const events = new EventTemplateStore();
   let missed: string | null = null;
   let textSink: TextSink | null = null;
   /** The sink, while a template match is being handled (the only time ctx.text may use it). */
@@ -180,6 +196,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       if (next !== null && next !== dialect && switches(dialect, next)) {
         dialect = next;
         templates.clear();
+        events.clear();
         options.onDialect?.(next);
       }
     }
@@ -263,6 +280,26 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
         if (handled) return true;
       } else if (templates.learning) missed = text;
       return false;
+    },
+    get takesEvents() {
+      return handler !== null && events.size > 0;
+    },
+    pushEvent(text, pos, buf, ascii, limit, n, emit) {
+      const h = handler;
+      if (h === null || h.onTemplate === undefined) return -1;
+      const end = events.match(text, pos, buf, ascii, limit);
+      if (end < 0) return -1;
+      missed = null;
+      out = emit;
+      at = undefined;
+      frame = n;
+      sink = textSink;
+      const handled = h.onTemplate(events);
+      sink = null;
+      return handled ? end : -1;
+    },
+    learnEvent(buf, start, dataStart, dataEnd, end) {
+      events.learn(templates.last, buf, start, dataStart, dataEnd, end);
     },
     end(emit) {
       close(emit, true);

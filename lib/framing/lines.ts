@@ -31,8 +31,20 @@ function nearLF(buf: Buffer, pos: number, len: number): number {
   return near === len ? -1 : buf.indexOf(10, near);
 }
 
+/**
+ * Offered the start of each line that does not continue an earlier chunk's
+ * line: returns where reading goes on when it consumed whole lines itself, or
+ * -1 (see the SSE framer's event hook).
+ */
+export type LineStartHook = (buf: Buffer, pos: number) => number;
+
 /** `frameOf` names the frame an overlong line belongs to, for the error. */
-export function createLineSplitter(maxLineBytes: number, onLine: LineHandler, frameOf: () => number): LineSplitter {
+export function createLineSplitter(
+  maxLineBytes: number,
+  onLine: LineHandler,
+  frameOf: () => number,
+  atLineStart?: LineStartHook,
+): LineSplitter {
   const fragments: Buffer[] = [];
   let fragmentBytes = 0;
   let consumed = 0; // bytes before the current chunk
@@ -50,6 +62,15 @@ export function createLineSplitter(maxLineBytes: number, onLine: LineHandler, fr
     let nextLF = -2;
     let nextCR = -2;
     while (pos < len) {
+      if (atLineStart !== undefined && fragmentBytes === 0) {
+        const next = atLineStart(buf, pos);
+        if (next > pos) {
+          // cached LF/CR positions before `next` are recomputed below; later ones stay right
+          pos = next;
+          lineOffset = consumed + pos;
+          continue;
+        }
+      }
       // Blank lines (every SSE event ends with one) are seen without a Buffer#indexOf call (its overhead dominates short lines).
       if (nextLF !== -1 && nextLF < pos) {
         const b = buf[pos];

@@ -10,6 +10,27 @@ import { createLineSplitter } from './lines.js';
 import { replacedInvalidUtf8, utf8 } from './utf8.js';
 import { resolveFramerOptions, type FramerOptions } from './options.js';
 
+/**
+ * Internal (the fused events stage, pipeline/events-stage.ts): takes whole
+ * events straight from the bytes, and learns from the blocks the framer read.
+ */
+export interface SseEventHook {
+  /** At the first byte of an event (nothing of it read yet): the event's end when the hook handled it whole, else -1. */
+  tryEvent(buf: Buffer, pos: number, limit: number): number;
+  /**
+   * Set while a frame is emitted: its block buf[start, end) (blank line
+   * included) with the data at [dataStart, dataEnd), when the block was plain:
+   * in one buffer, one `data:` line, no `id:` line (the only field whose
+   * effect outlives the event). Otherwise `buf` is null.
+   */
+  readonly block: { buf: Buffer | null; start: number; dataStart: number; dataEnd: number; end: number };
+}
+
+/** Options the fused stage passes (not part of the public options). */
+export interface InternalSseOptions {
+  eventHook?: SseEventHook;
+}
+
 export interface SseFramerOptions extends FramerOptions {
   /**
    * At end of input, dispatch an event that has data but no terminating blank
@@ -25,6 +46,9 @@ const SPACE = 0x20;
 export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Frame> {
   const { maxFrameBytes, positions } = resolveFramerOptions(options);
   const flushIncomplete = options.flushIncomplete ?? true;
+  // positions need every frame's offset: the hook skips frames, so it is off then
+  const hook = positions ? undefined : (options as InternalSseOptions).eventHook;
+  const block = hook?.block;
 
   let emit: Emit<Frame> = () => {};
   let eventType = '';
@@ -37,6 +61,12 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
   let blockOffset = -1;
   let badUtf8 = false;
   let frameNo = 0;
+  /** The current block's layout, for the hook (see SseEventHook.block). */
+  let plain = false;
+  let blockBuf: Buffer | null = null;
+  let blockStart = 0;
+  let dataStart = 0;
+  let dataEnd = 0;
 
   function dispatch(): void {
     if (hasData) {
@@ -63,16 +93,28 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
 
   function onLine(buf: Buffer, start: number, end: number, offset: number): void {
     if (start === end) {
+      if (block !== undefined && plain && hasData && buf === blockBuf) blankLine(block, buf, end);
       dispatch();
+      if (block !== undefined) block.buf = null;
       return;
     }
-    if (blockOffset < 0) blockOffset = offset;
+    if (blockOffset < 0) {
+      blockOffset = offset;
+      if (block !== undefined) {
+        plain = true;
+        blockBuf = buf;
+        blockStart = start;
+      }
+    } else if (buf !== blockBuf) plain = false;
     const b0 = buf[start];
     if (b0 === COLON) return; // comment
     // Fast path for the overwhelmingly common `data:` line.
     if (b0 === 0x64 && buf[start + 1] === 0x61 && buf[start + 2] === 0x74 && buf[start + 3] === 0x61 && buf[start + 4] === COLON) {
       let v = start + 5;
       if (buf[v] === SPACE && v < end) v++;
+      if (hasData) plain = false;
+      dataStart = v;
+      dataEnd = end;
       appendData(buf, v, end);
       return;
     }
@@ -84,9 +126,12 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
       if (v < end && buf[v] === SPACE) v++;
     }
     const nameLen = colon - start;
-    if (nameLen === 4 && isName(buf, start, 'data')) appendData(buf, v, end);
-    else if (nameLen === 5 && isName(buf, start, 'event')) eventType = eventName(buf, v, end);
+    if (nameLen === 4 && isName(buf, start, 'data')) {
+      plain = false; // `data` without a colon, or another spelling: rare, not worth a template
+      appendData(buf, v, end);
+    } else if (nameLen === 5 && isName(buf, start, 'event')) eventType = eventName(buf, v, end);
     else if (nameLen === 2 && isName(buf, start, 'id')) {
+      plain = false;
       const id = utf8(buf, v, end);
       if (!id.includes('\0')) lastEventId = id;
     } else if (nameLen === 5 && isName(buf, start, 'retry')) {
@@ -94,6 +139,30 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
     }
     // any other field is ignored
   }
+
+  /** Records the plain block that the blank line at buf[end] closes (its terminator must be whole in `buf`). */
+  function blankLine(b: NonNullable<typeof block>, buf: Buffer, end: number): void {
+    const c = buf[end];
+    let after: number;
+    if (c === 10) after = end + 1;
+    else if (c === 13 && end + 1 < buf.length) after = buf[end + 1] === 10 ? end + 2 : end + 1;
+    else return; // a CR at the buffer's end: an LF may follow in the next chunk
+    b.buf = buf;
+    b.start = blockStart;
+    b.dataStart = dataStart;
+    b.dataEnd = dataEnd;
+    b.end = after;
+  }
+
+  const tryEvent =
+    hook === undefined
+      ? undefined
+      : (buf: Buffer, pos: number): number => {
+          if (blockOffset >= 0) return -1; // inside an event
+          const next = hook.tryEvent(buf, pos, maxFrameBytes);
+          if (next > pos) frameNo++;
+          return next;
+        };
 
   /** The last ASCII event name decoded: streams repeat a handful of names, so most lines reuse it without decoding. */
   let lastName = '';
@@ -124,7 +193,7 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
     else dataParts.push(value);
   }
 
-  const lines = createLineSplitter(maxFrameBytes, onLine, () => frameNo);
+  const lines = createLineSplitter(maxFrameBytes, onLine, () => frameNo, tryEvent);
 
   return {
     push(chunk, out) {

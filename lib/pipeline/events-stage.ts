@@ -14,7 +14,9 @@ import type { TextSink } from '../dialects/types.js';
 import { createTextNormalizer } from '../dialects/normalizer.js';
 import { createAutoFramer, createFramer, type FramingName, type FramingOption } from '../framing/detect.js';
 import type { Chunk } from '../framing/bytes.js';
+import type { InternalSseOptions, SseEventHook } from '../framing/sse.js';
 import { chain } from '../stage.js';
+import { isAscii } from 'node:buffer';
 
 export interface EventsStageOptions extends DialectLimitOptions {
   /** @defaultValue 'auto' */
@@ -50,10 +52,15 @@ interface InternalOptions {
 }
 
 export function createEventsStage(options: EventsStageOptions = {}): EventsStage {
-  const framerOptions = {
+  const fast = (options as InternalOptions).fastPath !== false;
+  /** The buffer whose latin1 text the event hook holds. */
+  let chunk: Buffer | null = null;
+  const hook: SseEventHook | undefined = fast ? createEventHook() : undefined;
+  const framerOptions: InternalSseOptions & { maxFrameBytes?: number; flushIncomplete?: boolean; positions: boolean } = {
     ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
     ...(options.flushIncomplete === undefined ? {} : { flushIncomplete: options.flushIncomplete }),
     positions: options.positions ?? false,
+    ...(hook === undefined ? {} : { eventHook: hook }),
   };
   const framing = options.framing ?? 'auto';
   let framer: Stage<Chunk, Frame>;
@@ -69,13 +76,16 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
     ...(options.onDialect === undefined ? {} : { onDialect: options.onDialect }),
   });
   const decoder = createFrameDecoder(options.captures === undefined ? {} : { captures: options.captures });
-  const fast = (options as InternalOptions).fastPath !== false;
   let out: Emit<UnifiedEvent> = () => {};
   const toNormalizer: Emit<ProviderEvent> = (pe) => normalizer.push(pe, out);
   const frames: Stage<Frame, UnifiedEvent> = {
     push(frame, emit) {
       const n = decoder.number(frame);
-      if (fast && frame.invalidUtf8At === undefined && normalizer.pushText(frame.data, n, frame.at, emit)) return;
+      if (fast && frame.invalidUtf8At === undefined && normalizer.pushText(frame.data, n, frame.at, emit)) {
+        const b = hook?.block;
+        if (b !== undefined && b.buf !== null) normalizer.learnEvent(b.buf, b.start, b.dataStart, b.dataEnd, b.end);
+        return;
+      }
       out = emit;
       decoder.decode(frame, n, toNormalizer);
     },
@@ -84,8 +94,33 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
     },
   };
   const fused = chain(framer, frames);
+
+  /** SSE events taken whole from the bytes (fast/event-template.ts); a chunk's latin1 text is made once, on first use. */
+  function createEventHook(): SseEventHook {
+    let text = '';
+    let ascii = false;
+    return {
+      tryEvent(buf, pos, limit) {
+        if (!normalizer.takesEvents) return -1;
+        if (buf !== chunk) {
+          chunk = buf;
+          text = buf.toString('latin1', 0, buf.length);
+          ascii = isAscii(buf);
+        }
+        const end = normalizer.pushEvent(text, pos, buf, ascii, limit, decoder.peek(), out);
+        if (end >= 0) decoder.skip();
+        return end;
+      },
+      block: { buf: null, start: 0, dataStart: 0, dataEnd: 0, end: 0 },
+    };
+  }
+
   return {
-    push: fused.push,
+    push(c, emit) {
+      out = emit;
+      chunk = null; // a caller may refill the same Buffer
+      fused.push(c, emit);
+    },
     end: fused.end,
     abandon(emit) {
       normalizer.abandon(emit);

@@ -25,6 +25,14 @@ import type { Json, JsonObject } from '../../events.js';
 const WS = '[ \\t\\n\\r]*';
 /** The inside of a JSON string: any character but `"`, `\` and controls, or a valid escape (unrolled: no backtracking per character). */
 const STR = '[^"\\\\\\x00-\\x1f]*(?:\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\\\\x00-\\x1f]*)*';
+/**
+ * The same two inside one SSE line read as latin1 (see event-template.ts):
+ * CR and LF end a line, so whitespace is blanks and tabs; strings the handler
+ * ignores are ASCII only, so that bytes above 0x7F (UTF-8 to decode and
+ * validate) can only be in captured strings.
+ */
+const LINE_WS = '[ \\t]*';
+const LINE_ASCII_STR = '[^"\\\\\\x00-\\x1f\\x80-\\xff]*(?:\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\\\\x00-\\x1f\\x80-\\xff]*)*';
 /** Any JSON number. */
 const NUM = '-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?';
 /** A captured integer: canonical, non-negative, at most 15 digits (exact as a double). */
@@ -35,7 +43,7 @@ const MAX_SOURCE = 4096;
 /** Texts longer than this always take the parse path (its cost dominates there anyway). */
 export const MAX_TEMPLATE_TEXT = 64 * 1024;
 
-function escapeRe(s: string): string {
+export function escapeRe(s: string): string {
   return s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 }
 
@@ -45,17 +53,30 @@ export interface Template {
   readonly kind: number;
   /** Capture group of field f at [f]; 0 when the payload had no such field. */
   readonly groups: readonly number[];
+  /**
+   * The same payload as one SSE data line read as latin1 (no anchors), for
+   * event templates; null when the payload has a key or constant that is not
+   * ASCII (its UTF-8 bytes would have to be spelled out).
+   */
+  readonly lineSource: string | null;
+  /** Capture groups of the string fields (the ones that may hold UTF-8 to decode in a latin1 match). */
+  readonly strings: readonly number[];
 }
+
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
  * Builds one template's regex from a walk over a parsed payload. Every method
- * appends the JSON tokens of one key or value; a builder that met something it
- * cannot express is `failed` and yields no template.
+ * appends the JSON tokens of one key or value, to the payload regex and to its
+ * SSE-line twin; a builder that met something it cannot express is `failed`
+ * and yields no template.
  */
 export class TemplateBuilder {
   private src = '^' + WS;
+  private line: string | null = LINE_WS;
   private group = 0;
   private readonly groups: number[] = [];
+  private readonly strings: number[] = [];
   /** Per open object: whether a member was written (decides the comma). */
   private readonly members: boolean[] = [];
   failed = false;
@@ -64,7 +85,7 @@ export class TemplateBuilder {
 
   /** `{` (the payload itself, or the value of the key just written) */
   open(): this {
-    this.src += '\\{' + WS;
+    this.put('\\{').ws();
     this.members.push(false);
     return this;
   }
@@ -72,13 +93,13 @@ export class TemplateBuilder {
   /** `}` */
   close(): this {
     this.members.pop();
-    this.src += '\\}' + WS;
+    this.put('\\}').ws();
     return this;
   }
 
   /** `[` (the value of the key just written, or an array element) */
   openArray(): this {
-    this.src += '\\[' + WS;
+    this.put('\\[').ws();
     this.members.push(false);
     return this;
   }
@@ -86,7 +107,7 @@ export class TemplateBuilder {
   /** `]` */
   closeArray(): this {
     this.members.pop();
-    this.src += '\\]' + WS;
+    this.put('\\]').ws();
     return this;
   }
 
@@ -94,7 +115,7 @@ export class TemplateBuilder {
   element(): this {
     const n = this.members.length - 1;
     if (n < 0) return this.fail();
-    if (this.members[n]) this.src += ',' + WS;
+    if (this.members[n]) this.put(',').ws();
     this.members[n] = true;
     return this;
   }
@@ -103,34 +124,36 @@ export class TemplateBuilder {
   key(k: string): this {
     const n = this.members.length - 1;
     if (n < 0) return this.fail();
-    if (this.members[n]) this.src += ',' + WS;
+    if (this.members[n]) this.put(',').ws();
     this.members[n] = true;
-    this.src += escapeRe(JSON.stringify(k)) + WS + ':' + WS;
+    this.literal(JSON.stringify(k)).ws().put(':').ws();
     return this;
   }
 
   /** A value that must be equal to `v` (a scalar, or an empty array/object). */
   constant(v: Json | undefined): this {
     if (v === undefined) return this.fail();
-    if (v === null || typeof v !== 'object') this.src += escapeRe(JSON.stringify(v));
-    else if (Array.isArray(v) ? v.length === 0 : isEmptyObject(v)) this.src += Array.isArray(v) ? '\\[' + WS + '\\]' : '\\{' + WS + '\\}';
-    else return this.fail();
-    this.src += WS;
-    return this;
+    if (v === null || typeof v !== 'object') this.literal(JSON.stringify(v));
+    else if (Array.isArray(v) ? v.length === 0 : isEmptyObject(v)) {
+      if (Array.isArray(v)) this.put('\\[').ws().put('\\]');
+      else this.put('\\{').ws().put('\\}');
+    } else return this.fail();
+    return this.ws();
   }
 
   /** A string value read by the handler, captured as field `f`. */
   string(f: number, v: Json | undefined): this {
     if (typeof v !== 'string') return this.fail();
-    this.src += '"(' + STR + ')"' + WS;
+    this.put('"(' + STR + ')"').ws();
     this.groups[f] = ++this.group;
+    this.strings.push(this.group);
     return this;
   }
 
   /** A non-negative integer value read by the handler, captured as field `f`. */
   int(f: number, v: Json | undefined): this {
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return this.fail();
-    this.src += INT + WS;
+    this.put(INT).ws();
     this.groups[f] = ++this.group;
     return this;
   }
@@ -139,16 +162,15 @@ export class TemplateBuilder {
   free(v: Json | undefined): this {
     if (v === undefined) return this.fail();
     this.freeValue(v, 0);
-    this.src += WS;
-    return this;
+    return this.ws();
   }
 
   /** Like `free`, and the value's JSON text is captured as field `f` (read with `json`). */
   json(f: number, v: Json | undefined): this {
     if (v === undefined) return this.fail();
-    this.src += '(';
+    this.put('(');
     this.freeValue(v, 0);
-    this.src += ')' + WS;
+    this.put(')').ws();
     this.groups[f] = ++this.group;
     return this;
   }
@@ -158,7 +180,7 @@ export class TemplateBuilder {
     if (this.failed || this.src.length > MAX_SOURCE) return null;
     const groups: number[] = [];
     for (let i = 0; i < this.groups.length; i++) groups.push(this.groups[i] ?? 0);
-    return { re: compile(this.src + '$'), kind: this.kind, groups };
+    return { re: compile(this.src + '$'), kind: this.kind, groups, lineSource: this.line, strings: this.strings };
   }
 
   fail(): this {
@@ -166,34 +188,60 @@ export class TemplateBuilder {
     return this;
   }
 
+  /** Regex text that reads the same in both forms. */
+  private put(re: string): this {
+    this.src += re;
+    if (this.line !== null) this.line += re;
+    return this;
+  }
+
+  /** Optional whitespace. */
+  private ws(): this {
+    this.src += WS;
+    if (this.line !== null) this.line += LINE_WS;
+    return this;
+  }
+
+  /** The JSON text of a key or constant, matched literally; a line form would need its UTF-8 bytes, so non-ASCII has none. */
+  private literal(json: string): this {
+    if (NON_ASCII.test(json)) this.line = null;
+    return this.put(escapeRe(json));
+  }
+
+  /** A string the handler ignores. */
+  private ignoredString(): void {
+    this.src += '"' + STR + '"';
+    if (this.line !== null) this.line += '"' + LINE_ASCII_STR + '"';
+  }
+
   private freeValue(v: Json, depth: number): void {
     if (depth > 8 || this.src.length > MAX_SOURCE) {
       this.failed = true;
       return;
     }
-    if (typeof v === 'string') this.src += '"' + STR + '"';
-    else if (typeof v === 'number') this.src += NUM;
-    else if (typeof v === 'boolean') this.src += '(?:true|false)';
-    else if (v === null) this.src += 'null';
+    if (typeof v === 'string') this.ignoredString();
+    else if (typeof v === 'number') this.put(NUM);
+    else if (typeof v === 'boolean') this.put('(?:true|false)');
+    else if (v === null) this.put('null');
     else if (Array.isArray(v)) {
-      this.src += '\\[' + WS;
+      this.put('\\[').ws();
       for (let i = 0; i < v.length; i++) {
-        if (i > 0) this.src += ',' + WS;
+        if (i > 0) this.put(',').ws();
         this.freeValue(v[i]!, depth + 1);
-        this.src += WS;
+        this.ws();
       }
-      this.src += '\\]';
+      this.put('\\]');
     } else {
-      this.src += '\\{' + WS;
+      this.put('\\{').ws();
       let first = true;
       for (const k in v) {
-        if (!first) this.src += ',' + WS;
+        if (!first) this.put(',').ws();
         first = false;
-        this.src += escapeRe(JSON.stringify(k)) + WS + ':' + WS;
+        this.literal(JSON.stringify(k)).ws().put(':').ws();
         this.freeValue(v[k]!, depth + 1);
-        this.src += WS;
+        this.ws();
       }
-      this.src += '\\}';
+      this.put('\\}');
     }
   }
 }
@@ -267,16 +315,16 @@ function compile(source: string): RegExp {
 }
 
 /** Templates kept per stream and dialect; the most recently matched is tried first. */
-const MAX_TEMPLATES = 8;
+export const MAX_TEMPLATES = 8;
 /** Learned templates that did not match their own text (another formatting) before learning stops. */
-const MAX_FAILED_LEARNS = 16;
+export const MAX_FAILED_LEARNS = 16;
 /**
  * Past this many learned templates, learning stops unless templates earn
  * their keep (HIT_RATIO matches per template learned): a stream whose layout
  * changes on every payload would otherwise build a regex per frame.
  */
-const LEARN_BUDGET = 32;
-const HIT_RATIO = 16;
+export const LEARN_BUDGET = 32;
+export const HIT_RATIO = 16;
 
 /** The payload a template just recognised: its kind and fields (valid until the next match). */
 export interface TemplateMatch {
@@ -298,6 +346,8 @@ export class TemplateStore implements TemplateMatch {
   private m: RegExpExecArray | null = null;
   private groups: readonly number[] = [];
   kind = 0;
+  /** The template of the last match (event templates are made from it). */
+  last: Template | null = null;
 
   /** Recognises `text` with one of the templates; false when none matches. */
   match(text: string): boolean {
@@ -314,6 +364,7 @@ export class TemplateStore implements TemplateMatch {
       this.m = m;
       this.groups = t.groups;
       this.kind = t.kind;
+      this.last = t;
       this.hits++;
       return true;
     }
@@ -364,5 +415,6 @@ export class TemplateStore implements TemplateMatch {
     this.learned = 0;
     this.hits = 0;
     this.m = null;
+    this.last = null;
   }
 }

@@ -1,0 +1,160 @@
+/**
+ * Event templates: the raw-text fast path one level up, for SSE. Once a
+ * payload template has recognised a frame whose block was plain (no `id:`
+ * line, one `data:` line, all within one chunk), the block's exact bytes
+ * around the payload plus the template's line form become one sticky regex
+ * over the chunk read as latin1 (one byte per character, so string offsets
+ * are byte offsets). At the first byte of the next event one exec then frames,
+ * decodes and recognises the whole event: no line splitting, no UTF-8 decode
+ * of ASCII, no frame object.
+ *
+ * Bytes above 0x7F can only be inside captured strings (the line form admits
+ * ASCII elsewhere, and the block's own bytes must be ASCII). Those captures
+ * are decoded as UTF-8 from the chunk and validated before the handler sees
+ * anything, so an invalid sequence leaves the event to the ordinary path and
+ * its invalid_utf8 report.
+ */
+import { isUtf8 } from 'node:buffer';
+import { utf8 } from '../../framing/utf8.js';
+import {
+  HIT_RATIO,
+  LEARN_BUDGET,
+  MAX_FAILED_LEARNS,
+  MAX_TEMPLATES,
+  escapeRe,
+  unescapeJson,
+  type Template,
+  type TemplateMatch,
+} from './template.js';
+
+interface EventTemplate {
+  readonly re: RegExp;
+  readonly source: string;
+  readonly kind: number;
+  readonly groups: readonly number[];
+  readonly strings: readonly number[];
+}
+
+const HIGH = /[\x80-\xff]/;
+const NOT_ASCII = /[^\x00-\x7f]/;
+const latin1Of = (buf: Buffer, start: number, end: number): string => buf.toString('latin1', start, end);
+
+/** Sticky regexes by source, shared by every stream (bounded like the payload templates' cache). */
+const compiled = new Map<string, RegExp>();
+const MAX_COMPILED = 256;
+
+function compileSticky(source: string): RegExp {
+  let re = compiled.get(source);
+  if (re === undefined) {
+    re = new RegExp(source, 'y');
+    if (compiled.size < MAX_COMPILED) compiled.set(source, re);
+  }
+  return re;
+}
+
+/** The event templates of one stream, and the reader of the last match. */
+export class EventTemplateStore implements TemplateMatch {
+  private list: EventTemplate[] = [];
+  private failedLearns = 0;
+  private learned = 0;
+  private hits = 0;
+  private m: RegExpExecArray | null = null;
+  private groups: readonly number[] = [];
+  /** Per capture group: the UTF-8 decoded string, when the latin1 capture held bytes above 0x7F. */
+  private decoded: (string | undefined)[] = [];
+  kind = 0;
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  /**
+   * Recognises the event starting at `text[pos]`, where `text` is `buf` read
+   * as latin1 and `ascii` says whether `buf` is all ASCII. Returns the event's
+   * end, or -1 (no template matches, the event is longer than `limit`, or a
+   * captured string is not valid UTF-8).
+   */
+  match(text: string, pos: number, buf: Buffer, ascii: boolean, limit: number): number {
+    const list = this.list;
+    for (let i = 0; i < list.length; i++) {
+      const t = list[i]!;
+      const re = t.re;
+      re.lastIndex = pos;
+      const m = re.exec(text);
+      if (m === null) continue;
+      const end = re.lastIndex;
+      if (end - pos > limit) return -1;
+      const decoded = this.decoded;
+      for (const g of t.strings) {
+        decoded[g] = undefined;
+        if (ascii) continue;
+        const c = m[g]!;
+        if (!HIGH.test(c)) continue;
+        // Any occurrence of the same bytes decodes the same: the first from pos will do.
+        const at = text.indexOf(c, pos);
+        const s = utf8(buf, at, at + c.length);
+        if (s.indexOf('\uFFFD') !== -1 && !isUtf8(buf.subarray(at, at + c.length))) return -1;
+        decoded[g] = s;
+      }
+      if (i > 0) {
+        list.splice(i, 1);
+        list.unshift(t);
+      }
+      this.m = m;
+      this.groups = t.groups;
+      this.kind = t.kind;
+      this.hits++;
+      return end;
+    }
+    return -1;
+  }
+
+  int(f: number): number | undefined {
+    const g = this.groups[f];
+    return g === undefined || g === 0 ? undefined : Number(this.m![g]);
+  }
+
+  /** A json field is ASCII by construction (its strings are), so the latin1 text is the JSON text. */
+  json(f: number): string | undefined {
+    const g = this.groups[f];
+    return g === undefined || g === 0 ? undefined : this.m![g];
+  }
+
+  str(f: number): string | undefined {
+    const g = this.groups[f];
+    if (g === undefined || g === 0) return undefined;
+    const s = this.decoded[g] ?? this.m![g]!;
+    return s.indexOf('\\') === -1 ? s : unescapeJson(s);
+  }
+
+  /**
+   * Adds the event template of a plain block buf[start, end) whose data line
+   * payload buf[dataStart, dataEnd) `template` has just recognised.
+   */
+  learn(template: Template | null, buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void {
+    if (template === null || template.lineSource === null || this.failedLearns >= MAX_FAILED_LEARNS) return;
+    const prefix = latin1Of(buf, start, dataStart);
+    const suffix = latin1Of(buf, dataEnd, end);
+    if (NOT_ASCII.test(prefix) || NOT_ASCII.test(suffix)) return;
+    const source = escapeRe(prefix) + template.lineSource + escapeRe(suffix);
+    for (const t of this.list) if (t.source === source) return;
+    const re = compileSticky(source);
+    const block = latin1Of(buf, start, end);
+    re.lastIndex = 0;
+    if (re.exec(block) === null || re.lastIndex !== block.length) {
+      this.failedLearns++;
+      return;
+    }
+    if (this.list.length >= MAX_TEMPLATES) this.list.pop();
+    this.list.unshift({ re, source, kind: template.kind, groups: template.groups, strings: template.strings });
+    if (++this.learned >= LEARN_BUDGET && this.hits < this.learned * HIT_RATIO) this.failedLearns = MAX_FAILED_LEARNS;
+  }
+
+  clear(): void {
+    this.list = [];
+    this.failedLearns = 0;
+    this.learned = 0;
+    this.hits = 0;
+    this.m = null;
+  }
+}

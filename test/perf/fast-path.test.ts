@@ -8,33 +8,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import type { DialectOption, UnifiedEvent } from '../../lib/events.js';
-import type { FramingOption } from '../../lib/framing/detect.js';
-import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { FIXTURE_DIALECTS, FIXTURE_SHAPES, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
 import { corpusFiles, hasCorpus, repoRoot } from '../helpers/corpus.js';
 import { randomChunks } from '../helpers/chunks.js';
-
-interface Config {
-  dialect?: DialectOption;
-  framing?: FramingOption;
-  maxTextBytes?: number;
-}
-
-/** Events (or finals) of one run, with a fatal error (strict off: none expected) kept as a value. */
-function run(chunks: Buffer[], config: Config, output: 'events' | 'final' | 'text', positions: boolean, fastPath: boolean): unknown[] {
-  const stage = createOutputStage({ ...config, output, positions, fastPath } as Parameters<typeof createOutputStage>[0]);
-  const out: unknown[] = [];
-  const emit = (x: unknown): void => {
-    out.push(x);
-  };
-  try {
-    for (const c of chunks) stage.push(c, emit);
-    stage.end(emit);
-  } catch (err) {
-    out.push({ thrown: (err as Error).name, message: (err as Error).message });
-  }
-  return out;
-}
+import { parsedTexts, run, type Config } from '../helpers/fast-path.js';
 
 /** Asserts fast on = fast off for events (positions on and off), finals and text output, whole and at two random chunkings. */
 function same(t: Test, name: string, bytes: Buffer, config: Config): void {
@@ -213,22 +190,6 @@ t.test('the fast path is taken: most payloads of generated fixtures are never JS
 // ---------------------------------------------------------------------------
 // Texts a template must not take, and texts it takes only with the same result
 
-/** The payload texts JSON.parse saw during a fast-path run. */
-function parsedTexts(bytes: Buffer, config: Config): Set<string> {
-  const parse = JSON.parse;
-  const seen = new Set<string>();
-  JSON.parse = function (this: unknown, text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) {
-    if (typeof text === 'string') seen.add(text);
-    return parse.call(JSON, text, reviver) as unknown;
-  } as typeof JSON.parse;
-  try {
-    run([bytes], config, 'events', true, true);
-  } finally {
-    JSON.parse = parse;
-  }
-  return seen;
-}
-
 interface Variant {
   /** What the variant is. */
   name: string;
@@ -241,12 +202,15 @@ interface Variant {
 /**
  * Runs `head` (which teaches the templates), then each variant on its own in
  * the same position, then `tail`; asserts fast on = off, and whether the
- * variant reached JSON.parse.
+ * variant reached JSON.parse. Twice: as is, and with head[teach] repeated, so
+ * that an SSE event template has been learned from it (fast/event-template.ts)
+ * and the variant is first offered whole, as bytes.
  */
-function variants(t: Test, config: Config, head: string[], variantList: Variant[], tail: string[], event = ''): void {
+function variants(t: Test, config: Config, head: string[], variantList: Variant[], tail: string[], event = '', teach = head.length - 1): void {
   const sse = (data: string): string => `${event === '' ? '' : `event: ${event}\n`}data: ${data}\n\n`;
-  for (const v of variantList) {
-    const bytes = Buffer.from([...head, v.data, ...tail].map(sse).join(''));
+  const taught = [...head.slice(0, teach + 1), head[teach]!, ...head.slice(teach + 1)];
+  for (const [v, h] of variantList.flatMap((v) => [[v, head], [{ ...v, name: `${v.name} (event template learned)` }, taught]] as [Variant, string[]][])) {
+    const bytes = Buffer.from([...h, v.data, ...tail].map(sse).join(''));
     for (const positions of [false, true]) {
       t.strictSame(run([bytes], config, 'events', positions, true), run([bytes], config, 'events', positions, false), `${v.name}: same events (positions=${positions})`);
     }
@@ -384,7 +348,7 @@ t.test('OpenAI Chat: variants of a tool-call argument fragment', (t) => {
   // after the call was closed by a finish_reason, a late fragment is not the template's
   variants(t, { dialect: 'openai-chat' }, [...head, chunk('{}', '"tool_calls"')], [
     { name: 'late fragment after the finish chunk', data: frag('"x"'), parsed: true },
-  ], ['[DONE]']);
+  ], ['[DONE]'], '', head.length - 1);
   t.end();
 });
 

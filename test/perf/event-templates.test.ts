@@ -1,0 +1,157 @@
+/**
+ * SSE event templates (lib/dialects/fast/event-template.ts): whole events taken
+ * from the chunk's bytes must give what the ordinary path gives, at every chunk
+ * boundary, whatever the bytes around and inside them: invalid UTF-8, non-ASCII
+ * text and fields, other line endings, `id:` lines, comments, limits, a
+ * Buffer the caller refills. And they must really be taken.
+ */
+import t, { type Test } from 'tap';
+import { FIXTURE_DIALECTS, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
+import { chunkings } from '../helpers/chunks.js';
+import { run, type Config } from '../helpers/fast-path.js';
+import { createOutputStage } from '../../lib/pipeline/create-stream.js';
+
+/** Fast path on = off for events and finals at every chunking of `bytes`; one assertion per output, naming the first chunking that differs. */
+function sameEverywhere(t: Test, name: string, bytes: Buffer, config: Config): void {
+  for (const output of ['events', 'final'] as const) {
+    let differs: string | null = null;
+    for (const { name: chunking, chunks } of chunkings(bytes)) {
+      if (JSON.stringify(run(chunks, config, output, false, true)) !== JSON.stringify(run(chunks, config, output, false, false))) {
+        differs = chunking;
+        break;
+      }
+    }
+    t.equal(differs, null, `${name}: ${output} with the fast path = without, at every chunking`);
+  }
+}
+
+/** Counts the event-template matches (sticky regex execs that matched) during `fn`. */
+function eventMatches(fn: () => void): number {
+  const exec = RegExp.prototype.exec;
+  let n = 0;
+  RegExp.prototype.exec = function (this: RegExp, s: string) {
+    const m = exec.call(this, s);
+    if (this.sticky && m !== null) n++;
+    return m;
+  };
+  try {
+    fn();
+  } finally {
+    RegExp.prototype.exec = exec;
+  }
+  return n;
+}
+
+interface Layout {
+  /** Line end. */
+  eol?: string;
+  /** Text after `data:` before the payload. */
+  lead?: string;
+  /** Lines put before the data line of event i (e.g. an `id:` line), or none. */
+  extra?: (i: number) => string[];
+}
+
+/** An Anthropic message whose text arrives as `deltas`, laid out as `layout` says. */
+function anthropic(deltas: string[], layout: Layout = {}): Buffer {
+  const eol = layout.eol ?? '\n';
+  const lead = layout.lead ?? ' ';
+  const payloads = [
+    '{"type":"message_start","message":{"id":"msg_1","model":"claude","usage":{"input_tokens":3,"output_tokens":1}}}',
+    '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+    ...deltas.map((d) => `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(d)}}}`),
+    '{"type":"content_block_stop","index":0}',
+    '{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}',
+    '{"type":"message_stop"}',
+  ];
+  const name = (p: string): string => (JSON.parse(p) as { type: string }).type;
+  const events = payloads.map((p, i) => [`event: ${name(p)}`, ...(layout.extra?.(i) ?? []), `data:${lead}${p}`, ''].join(eol) + eol);
+  return Buffer.from(events.join(''));
+}
+
+const WORDS = ['Hello', ' world', ', caf\u00e9', ' \u6771\u4eac', ' \ud83d\ude42', ' "quoted"\n', ' tab\there', ' plain ascii words'];
+
+t.test('whole events are taken from the bytes (generated fixtures)', (t) => {
+  for (const dialect of FIXTURE_DIALECTS) {
+    const options = llmstreamOptions(dialect);
+    if (options.framing !== 'sse') continue;
+    const { data, stats } = generateToBuffer({ dialect, shape: 'single', size: 100_000, seed: 3 });
+    const n = eventMatches(() => run([data], options, 'final', false, true));
+    t.ok(n > stats.frames * 0.5, `${dialect}: ${n} of ${stats.frames} events taken whole`);
+    t.equal(eventMatches(() => run([data], options, 'final', true, true)), 0, `${dialect}: none with positions on (every frame needs its offset)`);
+  }
+  t.end();
+});
+
+t.test('Anthropic text deltas as whole events: same as the ordinary path', (t) => {
+  const config: Config = { dialect: 'anthropic-messages' };
+  const n = eventMatches(() => run([anthropic(WORDS)], config, 'events', false, true));
+  t.ok(n >= WORDS.length - 3, `${n} deltas taken whole`);
+  sameEverywhere(t, 'ASCII, Latin-1, CJK, emoji, escapes', anthropic(WORDS), config);
+  sameEverywhere(t, 'CRLF', anthropic(WORDS, { eol: '\r\n' }), config);
+  sameEverywhere(t, 'CR', anthropic(WORDS, { eol: '\r' }), config);
+  sameEverywhere(t, 'no space after data:', anthropic(WORDS, { lead: '' }), config);
+  sameEverywhere(t, 'two spaces after data:', anthropic(WORDS, { lead: '  ' }), config);
+  sameEverywhere(t, 'id lines on some events', anthropic(WORDS, { extra: (i) => (i % 3 === 0 ? [`id: ${i}`] : []) }), config);
+  sameEverywhere(t, 'comments and retry lines', anthropic(WORDS, { extra: (i) => (i % 2 === 0 ? [': keep-alive'] : ['retry: 10']) }), config);
+  sameEverywhere(t, 'an event with two data lines', anthropic(WORDS, { extra: (i) => (i === 6 ? ['data: {"type":"ping"}'] : []) }), config);
+  t.end();
+});
+
+t.test('invalid UTF-8 inside a delta taken whole: reported as on the ordinary path', (t) => {
+  const config: Config = { dialect: 'anthropic-messages' };
+  const good = anthropic([...WORDS, 'BAD', ...WORDS]);
+  const at = good.indexOf('BAD');
+  for (const bad of [[0xff], [0xc3], [0xe6, 0x9d], [0xed, 0xa0, 0x80]]) {
+    const bytes = Buffer.concat([good.subarray(0, at), Buffer.from(bad), good.subarray(at + 3)]);
+    sameEverywhere(t, `bytes ${Buffer.from(bad).toString('hex')}`, bytes, config);
+    const events = run([bytes], config, 'events', false, true) as { type: string; code?: string }[];
+    t.ok(events.some((e) => e.type === 'error' && e.code === 'invalid_utf8'), 'invalid_utf8 reported');
+  }
+  t.end();
+});
+
+t.test('non-ASCII outside the captured text (OpenAI chat model name): same as the ordinary path', (t) => {
+  const chunk = (model: string, content: string): string =>
+    `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":${JSON.stringify(model)},"choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]}\n\n`;
+  const body = [chunk('gpt', ''), ...WORDS.map((w, i) => chunk(i === 4 ? 'gpt-\u00e9' : 'gpt', w)), 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n', 'data: [DONE]\n\n'];
+  sameEverywhere(t, 'model gpt-é on one chunk', Buffer.from(body.join('')), { dialect: 'openai-chat' });
+  const bad = Buffer.from(body.join('').replace('gpt-\u00e9', 'gpt-\u00ff'), 'latin1'); // a lone 0xFF byte in a field the handler ignores
+  sameEverywhere(t, 'invalid UTF-8 in the model name', bad, { dialect: 'openai-chat' });
+  t.end();
+});
+
+t.test('limits on events taken whole: same errors as the ordinary path', (t) => {
+  const long = anthropic([...WORDS, 'x'.repeat(300), ...WORDS]);
+  sameEverywhere(t, 'maxFrameBytes below the long delta', long, { dialect: 'anthropic-messages', maxFrameBytes: 200 });
+  sameEverywhere(t, 'maxTextBytes tripped by a delta taken whole', long, { dialect: 'anthropic-messages', maxTextBytes: 100 });
+  t.end();
+});
+
+/** Pushes each piece of length `size` by copying it into the same Buffer object (the way a reader that reuses its buffer does), others as they are. */
+function runRefilling(pieces: Buffer[], size: number): unknown[] {
+  const stage = createOutputStage({ dialect: 'anthropic-messages', output: 'events' });
+  const out: unknown[] = [];
+  const emit = (x: unknown): void => {
+    out.push(x);
+  };
+  const shared = Buffer.alloc(size);
+  for (const p of pieces) {
+    if (p.length === size) {
+      p.copy(shared);
+      stage.push(shared, emit);
+    } else stage.push(p, emit);
+  }
+  stage.end(emit);
+  return out;
+}
+
+t.test('a caller that refills one Buffer for every chunk', (t) => {
+  // deltas of one length, one event per chunk: a stale latin1 view of the Buffer would still match, with the previous text
+  const deltas = Array.from({ length: 12 }, (_, i) => String.fromCharCode(97 + i).repeat(8));
+  const bytes = anthropic(deltas);
+  const pieces = bytes.toString('latin1').split(/(?<=\n\n)/).map((e) => Buffer.from(e, 'latin1'));
+  const size = pieces[3]!.length;
+  t.ok(pieces.filter((p) => p.length === size).length >= deltas.length, 'the deltas are chunks of one size');
+  t.strictSame(runRefilling(pieces, size), run(pieces, { dialect: 'anthropic-messages' }, 'events', false, false), 'one event per push through one Buffer');
+  t.end();
+});

@@ -13,7 +13,7 @@ import { doneEvent, errorEvent, isObject, providerError } from './helpers.js';
 import { dialects } from './registry.js';
 import type { DialectContext, ResponseHandler, TextSink } from './types.js';
 import { createResponseLimits, type DialectLimitOptions } from './limits.js';
-import { TemplateStore } from './fast/template.js';
+import { TemplateStore, type Template, type TemplateMatch } from './fast/template.js';
 import { EventTemplateStore } from './fast/event-template.js';
 
 export interface NormalizerOptions extends DialectLimitOptions {
@@ -83,10 +83,20 @@ export interface TextNormalizer extends Normalizer {
    */
   pushEvent(text: string, pos: number, buf: Buffer, ascii: boolean, limit: number, n: number, emit: Emit<UnifiedEvent>): number;
   /**
-   * Right after `pushText` handled a frame: its block was buf[start, end) with
-   * the payload at [dataStart, dataEnd), all plain; learn it as an event template.
+   * An event an earlier stage recognised with an event template made from
+   * payload template `origin` (separate stages): true when the open response
+   * took it whole. Only while this normalizer still holds `origin` (a dialect
+   * switch clears the templates; their kinds mean nothing to another dialect).
    */
-  learnEvent(buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void;
+  pushMatched(match: TemplateMatch, origin: Template, n: number, emit: Emit<UnifiedEvent>): boolean;
+  /**
+   * Right after `pushText` handled a frame named `event`: its block was
+   * buf[start, end) with the payload at [dataStart, dataEnd), all plain; learn
+   * it as an event template.
+   */
+  learnEvent(event: string, buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void;
+  /** The payload template that recognises `text`, if any (for event templates learned in another stage). */
+  templateFor(text: string): Template | null;
 }
 
 export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
@@ -260,6 +270,18 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     handler = null;
   }
 
+  /** A whole event recognised by an event template: the open response's handler takes it, or nothing happens. */
+  function takeMatch(match: TemplateMatch, n: number, emit: Emit<UnifiedEvent>): boolean {
+    missed = null;
+    out = emit;
+    at = undefined;
+    frame = n;
+    sink = textSink;
+    const handled = handler!.onTemplate!(match);
+    sink = null;
+    return handled;
+  }
+
   return {
     push(pe, emit) {
       out = emit;
@@ -285,21 +307,18 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       return handler !== null && events.size > 0;
     },
     pushEvent(text, pos, buf, ascii, limit, n, emit) {
-      const h = handler;
-      if (h === null || h.onTemplate === undefined) return -1;
+      if (handler?.onTemplate === undefined) return -1;
       const end = events.match(text, pos, buf, ascii, limit);
-      if (end < 0) return -1;
-      missed = null;
-      out = emit;
-      at = undefined;
-      frame = n;
-      sink = textSink;
-      const handled = h.onTemplate(events);
-      sink = null;
-      return handled ? end : -1;
+      return end >= 0 && takeMatch(events, n, emit) ? end : -1;
     },
-    learnEvent(buf, start, dataStart, dataEnd, end) {
-      events.learn(templates.last, buf, start, dataStart, dataEnd, end);
+    pushMatched(match, origin, n, emit) {
+      return handler?.onTemplate !== undefined && templates.holds(origin) && takeMatch(match, n, emit);
+    },
+    learnEvent(event, buf, start, dataStart, dataEnd, end) {
+      events.learn(templates.last, event, buf, start, dataStart, dataEnd, end);
+    },
+    templateFor(text) {
+      return templates.recognise(text);
     },
     end(emit) {
       close(emit, true);

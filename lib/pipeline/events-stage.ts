@@ -83,7 +83,7 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
       const n = decoder.number(frame);
       if (fast && frame.invalidUtf8At === undefined && normalizer.pushText(frame.data, n, frame.at, emit)) {
         const b = hook?.block;
-        if (b !== undefined && b.buf !== null) normalizer.learnEvent(b.buf, b.start, b.dataStart, b.dataEnd, b.end);
+        if (b !== undefined && b.buf !== null) normalizer.learnEvent(frame.event, b.buf, b.start, b.dataStart, b.dataEnd, b.end);
         return;
       }
       out = emit;
@@ -111,6 +111,7 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
         if (end >= 0) decoder.skip();
         return end;
       },
+      taken: null,
       block: { buf: null, start: 0, dataStart: 0, dataEnd: 0, end: 0 },
     };
   }

@@ -7,6 +7,7 @@ import type { FramerOptions } from '../framing/options.js';
 import { createSseFramer, type SseFramerOptions } from '../framing/sse.js';
 import type { AnyFramerOptions } from '../framing/detect.js';
 import { split2NdjsonFramer } from './ndjson-split2.js';
+import { createHandoffFramer } from './framer-handoff.js';
 import { byteStageTransform, type StageTransform, type TransformOptions } from './transform.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { Frame } from '../events.js';
@@ -14,7 +15,7 @@ import type { Frame } from '../events.js';
 export type FramerTransform = StageTransform<Chunk, Frame>;
 
 export function sseFramer(options: SseFramerOptions & TransformOptions = {}): FramerTransform {
-  return byteStageTransform(createSseFramer(options), options);
+  return byteStageTransform(createHandoffFramer((hook) => createSseFramer({ ...options, ...hook })), options);
 }
 
 export function jsonArrayFramer(options: JsonArrayFramerOptions & TransformOptions = {}): FramerTransform {
@@ -32,5 +33,5 @@ export function ndjsonFramer(options: FramerOptions = {}): Transform {
 
 /** Picks SSE, JSON array or JSON values from the first non-blank byte. */
 export function autoFramer(options: AnyFramerOptions & TransformOptions = {}): FramerTransform {
-  return byteStageTransform(createAutoFramer(options), options);
+  return byteStageTransform(createHandoffFramer((hook) => createAutoFramer({ ...options, ...hook })), options);
 }

@@ -15,7 +15,8 @@
 import type { Frame, ProviderEvent, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { createFrameDecoder, type DecoderOptions, type FrameDecoder } from '../dialects/decoder.js';
-import { createTextNormalizer, type NormalizerOptions } from '../dialects/normalizer.js';
+import { createTextNormalizer, type NormalizerOptions, type TextNormalizer } from '../dialects/normalizer.js';
+import { MatchedFrame } from '../dialects/fast/event-template.js';
 import type { ConsumerAwareStage } from './transform.js';
 
 /** A frame the decoder handed on undecoded, with the decoder that numbered it (it also unwraps captures). */
@@ -30,15 +31,28 @@ class HandedFrame {
 export interface DecoderStage extends Stage<Frame, ProviderEvent>, ConsumerAwareStage {
   /** Hand frames on undecoded (while a normalizer stage alone consumes this decoder). */
   handOff: boolean;
+  /** The normalizer stage frames are handed to, while `handOff`. */
+  next: NormalizerStage | null;
+}
+
+export interface NormalizerStage extends Stage<ProviderEvent, UnifiedEvent> {
+  readonly normalizer: TextNormalizer;
 }
 
 /** The stages createNormalizerStage made: the only ones a decoder hands frames to. */
 const normalizerStages = new WeakSet<object>();
+/** The stages createDecoderStage made: the only ones an SSE framer hands matched events to (framer-handoff.ts). */
+const decoderStages = new WeakSet<object>();
+
+export function isDecoderStage(stage: object): stage is DecoderStage {
+  return decoderStages.has(stage);
+}
 
 export function createDecoderStage(options: DecoderOptions = {}): DecoderStage {
   const frames = createFrameDecoder(options);
   const stage: DecoderStage = {
     handOff: false,
+    next: null,
     push(frame, emit) {
       const n = frames.number(frame);
       // Only a normalizer stage ever receives a HandedFrame (see consumedBy).
@@ -48,23 +62,27 @@ export function createDecoderStage(options: DecoderOptions = {}): DecoderStage {
     end() {},
     consumedBy(consumer) {
       stage.handOff = consumer !== null && normalizerStages.has(consumer);
+      stage.next = stage.handOff ? (consumer as NormalizerStage) : null;
     },
   };
+  decoderStages.add(stage);
   return stage;
 }
 
 /** provider events → unified events; also takes frames a decoder handed on. */
-export function createNormalizerStage(options: NormalizerOptions = {}): Stage<ProviderEvent, UnifiedEvent> {
+export function createNormalizerStage(options: NormalizerOptions = {}): NormalizerStage {
   const normalizer = createTextNormalizer(options);
   let out: Emit<UnifiedEvent> = () => {};
   const toNormalizer: Emit<ProviderEvent> = (pe) => normalizer.push(pe, out);
-  const stage: Stage<ProviderEvent, UnifiedEvent> = {
-    push(item, emit) {
+  const stage: NormalizerStage = {
+    normalizer,
+    push(item: ProviderEvent | HandedFrame, emit) {
       if (!(item instanceof HandedFrame)) {
         normalizer.push(item, emit);
         return;
       }
       const { frame, n } = item;
+      if (frame instanceof MatchedFrame && normalizer.pushMatched(frame, frame.origin, n, emit)) return;
       if (frame.invalidUtf8At === undefined && normalizer.pushText(frame.data, n, frame.at, emit)) return;
       out = emit;
       item.decoder.decode(frame, n, toNormalizer);

@@ -10,9 +10,18 @@ import { FIXTURE_DIALECTS, generateToBuffer, llmstreamOptions } from '../../benc
 import { chunkings } from '../helpers/chunks.js';
 import { run, type Config } from '../helpers/fast-path.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { sseFramer } from '../../lib/pipeline/framers.js';
+import { decoder, normalizer } from '../../lib/pipeline/stages.js';
 
-/** Fast path on = off for events and finals at every chunking of `bytes`; one assertion per output, naming the first chunking that differs. */
-function sameEverywhere(t: Test, name: string, bytes: Buffer, config: Config): void {
+/**
+ * Fast path on = off for events and finals at every chunking of `bytes`, and
+ * the separate stages (sseFramer → decoder → normalizer, where the framer
+ * hands matched events on) = the fused stage at a sample of them; one
+ * assertion per comparison, naming the first chunking that differs.
+ */
+async function sameEverywhere(t: Test, name: string, bytes: Buffer, config: Config, stages = true): Promise<void> {
   for (const output of ['events', 'final'] as const) {
     let differs: string | null = null;
     for (const { name: chunking, chunks } of chunkings(bytes)) {
@@ -23,6 +32,32 @@ function sameEverywhere(t: Test, name: string, bytes: Buffer, config: Config): v
     }
     t.equal(differs, null, `${name}: ${output} with the fast path = without, at every chunking`);
   }
+  // (a fatal error ends stream.pipeline itself, events in flight included: no separate-stage comparison there)
+  if (!stages) return;
+  let differs: string | null = null;
+  let i = 0;
+  for (const { name: chunking, chunks } of chunkings(bytes)) {
+    if (i++ % 10 !== 0) continue;
+    if (JSON.stringify(await separate(chunks, config)) !== JSON.stringify(run(chunks, config, 'events', false, false))) {
+      differs = chunking;
+      break;
+    }
+  }
+  t.equal(differs, null, `${name}: separate stages = fused, at every tenth chunking`);
+}
+
+/** Events of sseFramer → decoder → normalizer in stream.pipeline, a fatal error kept as a value (as `run` does). */
+async function separate(chunks: Buffer[], config: Config): Promise<unknown[]> {
+  const out: unknown[] = [];
+  const framerOptions = config.maxFrameBytes === undefined ? {} : { maxFrameBytes: config.maxFrameBytes };
+  try {
+    await pipeline(Readable.from(chunks), sseFramer(framerOptions), decoder(), normalizer(config.dialect === undefined ? {} : { dialect: config.dialect }), async (src: AsyncIterable<unknown>) => {
+      for await (const ev of src) out.push(ev);
+    });
+  } catch (err) {
+    out.push({ thrown: (err as Error).name, message: (err as Error).message });
+  }
+  return out;
 }
 
 /** Counts the event-template matches (sticky regex execs that matched) during `fn`. */
@@ -82,49 +117,45 @@ t.test('whole events are taken from the bytes (generated fixtures)', (t) => {
   t.end();
 });
 
-t.test('Anthropic text deltas as whole events: same as the ordinary path', (t) => {
+t.test('Anthropic text deltas as whole events: same as the ordinary path', async (t) => {
   const config: Config = { dialect: 'anthropic-messages' };
   const n = eventMatches(() => run([anthropic(WORDS)], config, 'events', false, true));
   t.ok(n >= WORDS.length - 3, `${n} deltas taken whole`);
-  sameEverywhere(t, 'ASCII, Latin-1, CJK, emoji, escapes', anthropic(WORDS), config);
-  sameEverywhere(t, 'CRLF', anthropic(WORDS, { eol: '\r\n' }), config);
-  sameEverywhere(t, 'CR', anthropic(WORDS, { eol: '\r' }), config);
-  sameEverywhere(t, 'no space after data:', anthropic(WORDS, { lead: '' }), config);
-  sameEverywhere(t, 'two spaces after data:', anthropic(WORDS, { lead: '  ' }), config);
-  sameEverywhere(t, 'id lines on some events', anthropic(WORDS, { extra: (i) => (i % 3 === 0 ? [`id: ${i}`] : []) }), config);
-  sameEverywhere(t, 'comments and retry lines', anthropic(WORDS, { extra: (i) => (i % 2 === 0 ? [': keep-alive'] : ['retry: 10']) }), config);
-  sameEverywhere(t, 'an event with two data lines', anthropic(WORDS, { extra: (i) => (i === 6 ? ['data: {"type":"ping"}'] : []) }), config);
-  t.end();
+  await sameEverywhere(t, 'ASCII, Latin-1, CJK, emoji, escapes', anthropic(WORDS), config);
+  await sameEverywhere(t, 'CRLF', anthropic(WORDS, { eol: '\r\n' }), config);
+  await sameEverywhere(t, 'CR', anthropic(WORDS, { eol: '\r' }), config);
+  await sameEverywhere(t, 'no space after data:', anthropic(WORDS, { lead: '' }), config);
+  await sameEverywhere(t, 'two spaces after data:', anthropic(WORDS, { lead: '  ' }), config);
+  await sameEverywhere(t, 'id lines on some events', anthropic(WORDS, { extra: (i) => (i % 3 === 0 ? [`id: ${i}`] : []) }), config);
+  await sameEverywhere(t, 'comments and retry lines', anthropic(WORDS, { extra: (i) => (i % 2 === 0 ? [': keep-alive'] : ['retry: 10']) }), config);
+  await sameEverywhere(t, 'an event with two data lines', anthropic(WORDS, { extra: (i) => (i === 6 ? ['data: {"type":"ping"}'] : []) }), config);
 });
 
-t.test('invalid UTF-8 inside a delta taken whole: reported as on the ordinary path', (t) => {
+t.test('invalid UTF-8 inside a delta taken whole: reported as on the ordinary path', async (t) => {
   const config: Config = { dialect: 'anthropic-messages' };
   const good = anthropic([...WORDS, 'BAD', ...WORDS]);
   const at = good.indexOf('BAD');
   for (const bad of [[0xff], [0xc3], [0xe6, 0x9d], [0xed, 0xa0, 0x80]]) {
     const bytes = Buffer.concat([good.subarray(0, at), Buffer.from(bad), good.subarray(at + 3)]);
-    sameEverywhere(t, `bytes ${Buffer.from(bad).toString('hex')}`, bytes, config);
+    await sameEverywhere(t, `bytes ${Buffer.from(bad).toString('hex')}`, bytes, config);
     const events = run([bytes], config, 'events', false, true) as { type: string; code?: string }[];
     t.ok(events.some((e) => e.type === 'error' && e.code === 'invalid_utf8'), 'invalid_utf8 reported');
   }
-  t.end();
 });
 
-t.test('non-ASCII outside the captured text (OpenAI chat model name): same as the ordinary path', (t) => {
+t.test('non-ASCII outside the captured text (OpenAI chat model name): same as the ordinary path', async (t) => {
   const chunk = (model: string, content: string): string =>
     `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":${JSON.stringify(model)},"choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]}\n\n`;
   const body = [chunk('gpt', ''), ...WORDS.map((w, i) => chunk(i === 4 ? 'gpt-\u00e9' : 'gpt', w)), 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n', 'data: [DONE]\n\n'];
-  sameEverywhere(t, 'model gpt-é on one chunk', Buffer.from(body.join('')), { dialect: 'openai-chat' });
+  await sameEverywhere(t, 'model gpt-é on one chunk', Buffer.from(body.join('')), { dialect: 'openai-chat' });
   const bad = Buffer.from(body.join('').replace('gpt-\u00e9', 'gpt-\u00ff'), 'latin1'); // a lone 0xFF byte in a field the handler ignores
-  sameEverywhere(t, 'invalid UTF-8 in the model name', bad, { dialect: 'openai-chat' });
-  t.end();
+  await sameEverywhere(t, 'invalid UTF-8 in the model name', bad, { dialect: 'openai-chat' });
 });
 
-t.test('limits on events taken whole: same errors as the ordinary path', (t) => {
+t.test('limits on events taken whole: same errors as the ordinary path', async (t) => {
   const long = anthropic([...WORDS, 'x'.repeat(300), ...WORDS]);
-  sameEverywhere(t, 'maxFrameBytes below the long delta', long, { dialect: 'anthropic-messages', maxFrameBytes: 200 });
-  sameEverywhere(t, 'maxTextBytes tripped by a delta taken whole', long, { dialect: 'anthropic-messages', maxTextBytes: 100 });
-  t.end();
+  await sameEverywhere(t, 'maxFrameBytes below the long delta', long, { dialect: 'anthropic-messages', maxFrameBytes: 200 }, false);
+  await sameEverywhere(t, 'maxTextBytes tripped by a delta taken whole', long, { dialect: 'anthropic-messages', maxTextBytes: 100 });
 });
 
 /** Pushes each piece of length `size` by copying it into the same Buffer object (the way a reader that reuses its buffer does), others as they are. */

@@ -11,7 +11,8 @@ import type { DialectOption, ProviderEvent, UnifiedEvent } from '../../lib/event
 import { autoFramer, sseFramer } from '../../lib/pipeline/framers.js';
 import { decoder, normalizer } from '../../lib/pipeline/stages.js';
 import { decodeAll } from '../../lib/pipeline/events-stage.js';
-import type { DecoderStage } from '../../lib/pipeline/handoff.js';
+import type { DecoderStage, NormalizerStage } from '../../lib/pipeline/handoff.js';
+import { MatchedFrame } from '../../lib/dialects/fast/event-template.js';
 import { FIXTURE_DIALECTS, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
 import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
 import { randomChunks } from '../helpers/chunks.js';
@@ -94,9 +95,80 @@ t.test('corpus: handed-on frames give the eager and the fused events', { skip: h
 
 t.test('generated benchmark fixtures (templates in use): handed = eager = fused', async (t) => {
   for (const dialect of FIXTURE_DIALECTS) {
-    const { data } = generateToBuffer({ dialect, shape: 'log', size: 30_000, seed: 5 });
-    await same(t, dialect, data, { dialect: llmstreamOptions(dialect).dialect });
+    for (const shape of ['log', 'single'] as const) {
+      const { data } = generateToBuffer({ dialect, shape, size: 30_000, seed: 5 });
+      await same(t, `${dialect}.${shape}`, data, { dialect: llmstreamOptions(dialect).dialect });
+    }
   }
+});
+
+/** Events of sseFramer → decoder → normalizer, and how many events the framer handed on matched and the normalizer took whole. */
+async function matchedRun(chunks: Buffer[], dialect: DialectOption): Promise<{ events: unknown[]; taken: number }> {
+  const norm = normalizer({ dialect });
+  const text = (norm.stage as NormalizerStage).normalizer;
+  const pushMatched = text.pushMatched.bind(text);
+  let taken = 0;
+  text.pushMatched = (...args) => {
+    const ok = pushMatched(...args);
+    if (ok) taken++;
+    return ok;
+  };
+  const events: unknown[] = [];
+  await pipeline(Readable.from(chunks), sseFramer(), decoder(), norm, async (src: AsyncIterable<unknown>) => {
+    for await (const ev of src) events.push(ev);
+  });
+  return { events, taken };
+}
+
+t.test('the SSE framer hands whole events on, matched by event templates, and the normalizer takes them', async (t) => {
+  for (const dialect of FIXTURE_DIALECTS) {
+    const options = llmstreamOptions(dialect);
+    if (options.framing !== 'sse') continue;
+    const { data, stats } = generateToBuffer({ dialect, shape: 'single', size: 100_000, seed: 9 });
+    // (the framer learns from the normalizer's payload templates, which exist once the first chunk's frames got there)
+    const { events, taken } = await matchedRun(randomChunks(data, 3, 4096), options.dialect);
+    t.ok(taken > stats.frames * 0.5, `${dialect}: ${taken} of ${stats.frames} events taken whole`);
+    t.strictSame(events, fused([data], { dialect: options.dialect }), `${dialect}: same events as the fused stage`);
+  }
+});
+
+t.test('a log that switches provider (auto): matched events of the old dialect are not taken by the new one', async (t) => {
+  const parts = (['anthropic-messages', 'openai-chat', 'openai-responses', 'anthropic-messages'] as const).map((dialect, i) => generateToBuffer({ dialect, shape: 'log', size: 20_000, seed: 11 + i }).data);
+  const bytes = Buffer.concat(parts);
+  for (const chunks of [[bytes], randomChunks(bytes, 4, 4096)]) {
+    const { events } = await matchedRun(chunks, 'auto');
+    t.strictSame(events, fused(chunks, { dialect: 'auto' }), 'same events as the fused stage');
+  }
+});
+
+t.test('an event of the old dialect inside a response of the new one (auto) is not taken by the new handler', async (t) => {
+  const anthropic = generateToBuffer({ dialect: 'anthropic-messages', shape: 'log', size: 20_000, seed: 12 }).data;
+  const text = anthropic.toString('utf8');
+  const delta = /event: content_block_delta\ndata: \{"type":"content_block_delta","index":0,"delta":\{"type":"text_delta","text":"[a-z ]*"\}\}\n\n/.exec(text);
+  t.ok(delta !== null, 'a plain Anthropic text delta to repeat');
+  const chunk = (delta: string, finish = 'null'): string =>
+    `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":${delta},"finish_reason":${finish}}]}\n\n`;
+  // the Anthropic log first, so that its event templates are learned before the rest is framed
+  const rest = Buffer.from(chunk('{"role":"assistant","content":"Hi"}') + delta![0] + chunk('{}', '"stop"') + 'data: [DONE]\n\n');
+  const { events } = await matchedRun([anthropic, rest], 'auto');
+  t.strictSame(events, fused([anthropic, rest], { dialect: 'auto' }), 'same events as the fused stage');
+});
+
+t.test('a second consumer of the SSE framer sees plain frames', async (t) => {
+  const { data } = generateToBuffer({ dialect: 'anthropic-messages', shape: 'single', size: 30_000, seed: 2 });
+  const f = sseFramer();
+  const seen: unknown[] = [];
+  f.on('data', (frame: unknown) => seen.push(frame));
+  const { events } = await (async () => {
+    const out: unknown[] = [];
+    await pipeline(Readable.from([data]), f, decoder(), normalizer(), async (src: AsyncIterable<unknown>) => {
+      for await (const ev of src) out.push(ev);
+    });
+    return { events: out };
+  })();
+  t.ok(seen.length > 0, 'the extra listener got frames');
+  t.ok(seen.every((frame) => !(frame instanceof MatchedFrame) && Object.getPrototypeOf(frame) === Object.prototype), 'all of them plain frame objects');
+  t.strictSame(events, fused([data], {}), 'the normalizer still gives every event');
 });
 
 t.test('a second consumer of the decoder sees provider events, never a handed frame', async (t) => {

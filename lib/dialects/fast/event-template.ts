@@ -15,6 +15,7 @@
  * its invalid_utf8 report.
  */
 import { isUtf8 } from 'node:buffer';
+import type { Frame, Position } from '../../events.js';
 import { utf8 } from '../../framing/utf8.js';
 import {
   HIT_RATIO,
@@ -33,6 +34,79 @@ interface EventTemplate {
   readonly kind: number;
   readonly groups: readonly number[];
   readonly strings: readonly number[];
+  /** The frame's `event` (what the ordinary path would see). */
+  readonly event: string;
+  /** Lengths of the literal bytes before and after the payload. */
+  readonly prefix: number;
+  readonly suffix: number;
+  /** The payload template it was made from (its kind and fields mean something to that dialect only). */
+  readonly origin: Template;
+}
+
+/**
+ * A whole event an event template recognised in one stage, handed as a frame
+ * to a later one (separate stages, pipeline/handoff.ts): its match, and the
+ * frame it stands for should it have to take the ordinary path. `data` is
+ * decoded only when read.
+ */
+export class MatchedFrame implements Frame, TemplateMatch {
+  id = '';
+  declare retry?: number;
+  declare at?: Position;
+  declare invalidUtf8At?: number;
+  private decodedData: string | null = null;
+
+  constructor(
+    /** The payload template behind the match: a later stage takes the match only while it still holds that template. */
+    readonly origin: Template,
+    readonly event: string,
+    readonly kind: number,
+    private readonly m: RegExpExecArray,
+    private readonly groups: readonly number[],
+    private readonly decoded: readonly (string | undefined)[],
+    /** The chunk read as latin1, and where the payload lies in it. */
+    private readonly text: string,
+    private readonly dataStart: number,
+    private readonly dataEnd: number,
+  ) {}
+
+  get data(): string {
+    if (this.decodedData === null) {
+      const raw = this.text.slice(this.dataStart, this.dataEnd);
+      this.decodedData = HIGH.test(raw) ? Buffer.from(raw, 'latin1').toString('utf8') : raw;
+    }
+    return this.decodedData;
+  }
+
+  int(f: number): number | undefined {
+    return readInt(this.m, this.groups, f);
+  }
+
+  json(f: number): string | undefined {
+    return readJson(this.m, this.groups, f);
+  }
+
+  str(f: number): string | undefined {
+    return readStr(this.m, this.groups, this.decoded, f);
+  }
+}
+
+function readInt(m: RegExpExecArray | null, groups: readonly number[], f: number): number | undefined {
+  const g = groups[f];
+  return g === undefined || g === 0 ? undefined : Number(m![g]);
+}
+
+/** A json field is ASCII by construction (its strings are), so the latin1 text is the JSON text. */
+function readJson(m: RegExpExecArray | null, groups: readonly number[], f: number): string | undefined {
+  const g = groups[f];
+  return g === undefined || g === 0 ? undefined : m![g];
+}
+
+function readStr(m: RegExpExecArray | null, groups: readonly number[], decoded: readonly (string | undefined)[], f: number): string | undefined {
+  const g = groups[f];
+  if (g === undefined || g === 0) return undefined;
+  const s = decoded[g] ?? m![g]!;
+  return s.indexOf('\\') === -1 ? s : unescapeJson(s);
 }
 
 const HIGH = /[\x80-\xff]/;
@@ -62,6 +136,10 @@ export class EventTemplateStore implements TemplateMatch {
   private groups: readonly number[] = [];
   /** Per capture group: the UTF-8 decoded string, when the latin1 capture held bytes above 0x7F. */
   private decoded: (string | undefined)[] = [];
+  private template: EventTemplate | null = null;
+  private text = '';
+  private pos = 0;
+  private end = 0;
   kind = 0;
 
   get size(): number {
@@ -103,6 +181,10 @@ export class EventTemplateStore implements TemplateMatch {
       this.m = m;
       this.groups = t.groups;
       this.kind = t.kind;
+      this.template = t;
+      this.text = text;
+      this.pos = pos;
+      this.end = end;
       this.hits++;
       return end;
     }
@@ -110,28 +192,28 @@ export class EventTemplateStore implements TemplateMatch {
   }
 
   int(f: number): number | undefined {
-    const g = this.groups[f];
-    return g === undefined || g === 0 ? undefined : Number(this.m![g]);
+    return readInt(this.m, this.groups, f);
   }
 
-  /** A json field is ASCII by construction (its strings are), so the latin1 text is the JSON text. */
   json(f: number): string | undefined {
-    const g = this.groups[f];
-    return g === undefined || g === 0 ? undefined : this.m![g];
+    return readJson(this.m, this.groups, f);
   }
 
   str(f: number): string | undefined {
-    const g = this.groups[f];
-    if (g === undefined || g === 0) return undefined;
-    const s = this.decoded[g] ?? this.m![g]!;
-    return s.indexOf('\\') === -1 ? s : unescapeJson(s);
+    return readStr(this.m, this.groups, this.decoded, f);
+  }
+
+  /** The last match as a frame that keeps it (for a later stage), valid after the next match. */
+  frame(): MatchedFrame {
+    const t = this.template!;
+    return new MatchedFrame(t.origin, t.event, t.kind, this.m!, t.groups, this.decoded.slice(), this.text, this.pos + t.prefix, this.end - t.suffix);
   }
 
   /**
    * Adds the event template of a plain block buf[start, end) whose data line
    * payload buf[dataStart, dataEnd) `template` has just recognised.
    */
-  learn(template: Template | null, buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void {
+  learn(template: Template | null, event: string, buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void {
     if (template === null || template.lineSource === null || this.failedLearns >= MAX_FAILED_LEARNS) return;
     const prefix = latin1Of(buf, start, dataStart);
     const suffix = latin1Of(buf, dataEnd, end);
@@ -146,8 +228,13 @@ export class EventTemplateStore implements TemplateMatch {
       return;
     }
     if (this.list.length >= MAX_TEMPLATES) this.list.pop();
-    this.list.unshift({ re, source, kind: template.kind, groups: template.groups, strings: template.strings });
+    this.list.unshift({ re, source, kind: template.kind, groups: template.groups, strings: template.strings, event, prefix: prefix.length, suffix: suffix.length, origin: template });
     if (++this.learned >= LEARN_BUDGET && this.hits < this.learned * HIT_RATIO) this.failedLearns = MAX_FAILED_LEARNS;
+  }
+
+  /** True while learning is worth trying. */
+  get learning(): boolean {
+    return this.failedLearns < MAX_FAILED_LEARNS;
   }
 
   clear(): void {
@@ -156,5 +243,7 @@ export class EventTemplateStore implements TemplateMatch {
     this.learned = 0;
     this.hits = 0;
     this.m = null;
+    this.template = null;
+    this.text = '';
   }
 }

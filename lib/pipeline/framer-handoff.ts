@@ -1,0 +1,71 @@
+/**
+ * sseFramer() (or autoFramer() on SSE) piped straight into decoder(), itself
+ * handing frames to normalizer() (handoff.ts): the framer takes whole events
+ * with event templates (dialects/fast/event-template.ts), as the fused stage
+ * does, and hands each on as a MatchedFrame that the normalizer's open
+ * response takes without decoding (or decodes as usual if it does not). The
+ * event templates are learned here, from plain blocks whose payload one of the
+ * normalizer's payload templates recognises. Anything else reading the framer
+ * gets plain frames: the framer only matches while that chain stands.
+ */
+import { isAscii } from 'node:buffer';
+import type { Frame } from '../events.js';
+import type { Emit, Stage } from '../stage.js';
+import type { Chunk } from '../framing/bytes.js';
+import type { InternalSseOptions, SseEventHook } from '../framing/sse.js';
+import { EventTemplateStore } from '../dialects/fast/event-template.js';
+import { isDecoderStage, type DecoderStage } from './handoff.js';
+import type { ConsumerAwareStage } from './transform.js';
+
+/** `make` builds the framer with the hook in its options. */
+export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Chunk, Frame>): Stage<Chunk, Frame> & ConsumerAwareStage {
+  const events = new EventTemplateStore();
+  let decoder: DecoderStage | null = null;
+  let chunk: Buffer | null = null;
+  let text = '';
+  let ascii = false;
+
+  const hook: SseEventHook = {
+    tryEvent(buf, pos, limit) {
+      if (events.size === 0 || decoder === null || decoder.next === null) return -1;
+      if (buf !== chunk) {
+        chunk = buf;
+        text = buf.toString('latin1', 0, buf.length);
+        ascii = isAscii(buf);
+      }
+      const end = events.match(text, pos, buf, ascii, limit);
+      if (end >= 0) hook.taken = events.frame();
+      return end;
+    },
+    taken: null,
+    block: { buf: null, start: 0, dataStart: 0, dataEnd: 0, end: 0 },
+  };
+  const framer = make({ eventHook: hook });
+
+  let out: Emit<Frame> = () => {};
+  /** Frames read the ordinary way: a plain block whose payload a payload template recognises teaches an event template. */
+  const learn: Emit<Frame> = (frame) => {
+    const b = hook.block;
+    const next = decoder?.next;
+    if (b.buf !== null && next != null && events.learning && frame.invalidUtf8At === undefined) {
+      const template = next.normalizer.templateFor(frame.data);
+      if (template !== null) events.learn(template, frame.event, b.buf, b.start, b.dataStart, b.dataEnd, b.end);
+    }
+    out(frame);
+  };
+
+  return {
+    push(c, emit) {
+      out = emit;
+      chunk = null; // a caller may refill the same Buffer
+      framer.push(c, learn);
+    },
+    end(emit) {
+      out = emit;
+      framer.end(learn);
+    },
+    consumedBy(consumer) {
+      decoder = consumer !== null && isDecoderStage(consumer) ? consumer : null;
+    },
+  };
+}

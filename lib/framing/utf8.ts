@@ -23,3 +23,12 @@ export const utf8: (buf: Buffer, start: number, end: number) => string =
   typeof nativeSlice === 'function'
     ? (buf, start, end) => (start === end ? '' : nativeSlice.call(buf, start, end))
     : (buf, start, end) => buf.toString('utf8', start, end);
+
+type Latin1Sliceable = Buffer & { latin1Slice?: (start: number, end: number) => string };
+const nativeLatin1 = (Buffer.prototype as Latin1Sliceable).latin1Slice;
+
+/** buf[start, end) as latin1, one character per byte (the SSE event templates' view of a chunk); same shortcut as `utf8`. */
+export const latin1: (buf: Buffer, start: number, end: number) => string =
+  typeof nativeLatin1 === 'function'
+    ? (buf, start, end) => (start === end ? '' : nativeLatin1.call(buf, start, end))
+    : (buf, start, end) => buf.toString('latin1', start, end);

@@ -17,6 +17,8 @@ import type { Chunk } from '../framing/bytes.js';
 import type { InternalSseOptions, SseEventHook } from '../framing/sse.js';
 import { chain } from '../stage.js';
 import { isAscii } from 'node:buffer';
+import { ASCII_CHECK_MIN } from '../dialects/fast/event-template.js';
+import { latin1 } from '../framing/utf8.js';
 
 export interface EventsStageOptions extends DialectLimitOptions {
   /** @defaultValue 'auto' */
@@ -104,8 +106,8 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
         if (!normalizer.takesEvents) return -1;
         if (buf !== chunk) {
           chunk = buf;
-          text = buf.toString('latin1', 0, buf.length);
-          ascii = isAscii(buf);
+          text = latin1(buf, 0, buf.length);
+          ascii = buf.length >= ASCII_CHECK_MIN && isAscii(buf);
         }
         const end = normalizer.pushEvent(text, pos, buf, ascii, limit, decoder.peek(), out);
         if (end >= 0) decoder.skip();

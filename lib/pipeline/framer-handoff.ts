@@ -9,6 +9,8 @@
  * gets plain frames: the framer only matches while that chain stands.
  */
 import { isAscii } from 'node:buffer';
+import { ASCII_CHECK_MIN } from '../dialects/fast/event-template.js';
+import { latin1 } from '../framing/utf8.js';
 import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import type { Chunk } from '../framing/bytes.js';
@@ -30,8 +32,8 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
       if (events.size === 0 || decoder === null || decoder.next === null) return -1;
       if (buf !== chunk) {
         chunk = buf;
-        text = buf.toString('latin1', 0, buf.length);
-        ascii = isAscii(buf);
+        text = latin1(buf, 0, buf.length);
+        ascii = buf.length >= ASCII_CHECK_MIN && isAscii(buf);
       }
       const end = events.match(text, pos, buf, ascii, limit);
       if (end >= 0) hook.taken = events.frame();

@@ -12,7 +12,8 @@ const output = (process.argv[4] ?? 'final') as 'final' | 'events';
 const data = readFileSync(file);
 const stats = JSON.parse(readFileSync(file + '.stats.json', 'utf8')) as FixtureStats;
 const chunks: Uint8Array[] = [];
-for (let i = 0; i < data.length; i += 65536) chunks.push(new Uint8Array(data.buffer, data.byteOffset + i, Math.min(65536, data.length - i)));
+const size = Number(process.env.CHUNK ?? 65536);
+for (let i = 0; i < data.length; i += size) chunks.push(new Uint8Array(data.buffer, data.byteOffset + i, Math.min(size, data.length - i)));
 let n = 0;
 const emit = (): void => {
   n++;

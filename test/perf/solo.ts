@@ -4,7 +4,7 @@
  * median and best MB/s. Run it for two trees in separate processes, alternating,
  * when an in-process A/B (ab.ts) is too noisy (GC-heavy fixtures).
  *
- *   npx tsx test/perf/solo.ts <dir> <fixture> [runs] [events|final|text]
+ *   npx tsx test/perf/solo.ts <dir> <fixture> [runs] [events|final|text] [chunk bytes]
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -14,11 +14,12 @@ import type { createOutputStage as CreateOutputStage } from '../../lib/pipeline/
 const [dir, file] = [process.argv[2]!, process.argv[3]!];
 const runs = Number(process.argv[4] ?? 20);
 const output = (process.argv[5] ?? 'final') as 'final' | 'events' | 'text';
+const size = Number(process.argv[6] ?? 65536);
 const { createOutputStage } = (await import(resolve(dir, 'lib/pipeline/create-stream.ts'))) as { createOutputStage: typeof CreateOutputStage };
 const data = readFileSync(file);
 const stats = JSON.parse(readFileSync(file + '.stats.json', 'utf8')) as FixtureStats;
 const chunks: Uint8Array[] = [];
-for (let i = 0; i < data.length; i += 65536) chunks.push(new Uint8Array(data.buffer, data.byteOffset + i, Math.min(65536, data.length - i)));
+for (let i = 0; i < data.length; i += size) chunks.push(new Uint8Array(data.buffer, data.byteOffset + i, Math.min(size, data.length - i)));
 const times: number[] = [];
 for (let r = 0; r < runs + 5; r++) {
   const t = performance.now();

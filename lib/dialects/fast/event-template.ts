@@ -16,7 +16,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { Frame, Position } from '../../events.js';
-import { utf8 } from '../../framing/utf8.js';
+import { latin1, utf8 } from '../../framing/utf8.js';
 import {
   HIT_RATIO,
   LEARN_BUDGET,
@@ -39,6 +39,8 @@ interface EventTemplate {
   /** Lengths of the literal bytes before and after the payload. */
   readonly prefix: number;
   readonly suffix: number;
+  /** The literal bytes after the payload (line end and blank line). */
+  readonly tail: string;
   /** The payload template it was made from (its kind and fields mean something to that dialect only). */
   readonly origin: Template;
 }
@@ -110,8 +112,13 @@ function readStr(m: RegExpExecArray | null, groups: readonly number[], decoded: 
 }
 
 const HIGH = /[\x80-\xff]/;
+/**
+ * Chunks from this size on are checked whole for bytes above 0x7F (one native
+ * scan, then no per-capture test on an ASCII chunk); on smaller ones the call
+ * costs more than testing their few captures.
+ */
+export const ASCII_CHECK_MIN = 16 * 1024;
 const NOT_ASCII = /[^\x00-\x7f]/;
-const latin1Of = (buf: Buffer, start: number, end: number): string => buf.toString('latin1', start, end);
 
 /** Sticky regexes by source, shared by every stream (bounded like the payload templates' cache). */
 const compiled = new Map<string, RegExp>();
@@ -140,6 +147,10 @@ export class EventTemplateStore implements TemplateMatch {
   private text = '';
   private pos = 0;
   private end = 0;
+  /** Where `tail` last occurs in `scanned`: an event that would end past it cannot match (it goes on in the next chunk). */
+  private scanned = '';
+  private tail = '';
+  private lastTail = -1;
   kind = 0;
 
   get size(): number {
@@ -148,14 +159,24 @@ export class EventTemplateStore implements TemplateMatch {
 
   /**
    * Recognises the event starting at `text[pos]`, where `text` is `buf` read
-   * as latin1 and `ascii` says whether `buf` is all ASCII. Returns the event's
+   * as latin1 and `ascii` is true when `buf` is known to be all ASCII. Returns the event's
    * end, or -1 (no template matches, the event is longer than `limit`, or a
    * captured string is not valid UTF-8).
    */
   match(text: string, pos: number, buf: Buffer, ascii: boolean, limit: number): number {
     const list = this.list;
+    if (text !== this.scanned) {
+      this.scanned = text;
+      this.tail = '';
+    }
     for (let i = 0; i < list.length; i++) {
       const t = list[i]!;
+      if (t.tail !== this.tail) {
+        this.tail = t.tail;
+        this.lastTail = text.lastIndexOf(t.tail);
+      }
+      // an event cut by the chunk's end fails anyway, after reading to the end: do not start
+      if (this.lastTail < pos) continue;
       const re = t.re;
       re.lastIndex = pos;
       const m = re.exec(text);
@@ -163,7 +184,9 @@ export class EventTemplateStore implements TemplateMatch {
       const end = re.lastIndex;
       if (end - pos > limit) return -1;
       const decoded = this.decoded;
-      for (const g of t.strings) {
+      const strings = t.strings;
+      for (let k = 0; k < strings.length; k++) {
+        const g = strings[k]!;
         decoded[g] = undefined;
         if (ascii) continue;
         const c = m[g]!;
@@ -215,20 +238,20 @@ export class EventTemplateStore implements TemplateMatch {
    */
   learn(template: Template | null, event: string, buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void {
     if (template === null || template.lineSource === null || this.failedLearns >= MAX_FAILED_LEARNS) return;
-    const prefix = latin1Of(buf, start, dataStart);
-    const suffix = latin1Of(buf, dataEnd, end);
+    const prefix = latin1(buf, start, dataStart);
+    const suffix = latin1(buf, dataEnd, end);
     if (NOT_ASCII.test(prefix) || NOT_ASCII.test(suffix)) return;
     const source = escapeRe(prefix) + template.lineSource + escapeRe(suffix);
     for (const t of this.list) if (t.source === source) return;
     const re = compileSticky(source);
-    const block = latin1Of(buf, start, end);
+    const block = latin1(buf, start, end);
     re.lastIndex = 0;
     if (re.exec(block) === null || re.lastIndex !== block.length) {
       this.failedLearns++;
       return;
     }
     if (this.list.length >= MAX_TEMPLATES) this.list.pop();
-    this.list.unshift({ re, source, kind: template.kind, groups: template.groups, strings: template.strings, event, prefix: prefix.length, suffix: suffix.length, origin: template });
+    this.list.unshift({ re, source, kind: template.kind, groups: template.groups, strings: template.strings, event, prefix: prefix.length, suffix: suffix.length, tail: suffix, origin: template });
     if (++this.learned >= LEARN_BUDGET && this.hits < this.learned * HIT_RATIO) this.failedLearns = MAX_FAILED_LEARNS;
   }
 
@@ -245,5 +268,7 @@ export class EventTemplateStore implements TemplateMatch {
     this.m = null;
     this.template = null;
     this.text = '';
+    this.scanned = '';
+    this.tail = '';
   }
 }

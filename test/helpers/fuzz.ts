@@ -408,7 +408,7 @@ function firstDiff(a: unknown[], b: unknown[]): string {
 }
 
 /**
- * Runs one case through four pipelines and checks them:
+ * Runs one case through the pipelines below and checks them:
  * 1. lenient events, chunked: nothing thrown; checkEvents holds;
  * 2. lenient events, whole buffer: the same events (chunk boundaries change nothing);
  * 3. strict events, chunked: throws a StreamError exactly when (1) had an error
@@ -417,7 +417,9 @@ function firstDiff(a: unknown[], b: unknown[]): string {
  *    one, one final per final `done` of (1), with that done's stop reason;
  * 5. the fused finals of (4) are what the standalone final accumulator makes
  *    of the same run's events (the fused stage takes text deltas by a direct
- *    route, see TextSink), the limit that stopped it included.
+ *    route, see TextSink), the limit that stopped it included;
+ * 6. lenient events, chunked, with the raw-text fast path off (every payload
+ *    parsed, every SSE event framed line by line): the same events as (1).
  */
 export function runCase(c: FuzzCase): CaseReport {
   const started = performance.now();
@@ -434,6 +436,11 @@ export function runCase(c: FuzzCase): CaseReport {
   if (lenient.thrown !== undefined) return report(`lenient events threw: ${describe(lenient.thrown)}`);
   const bad = checkEvents(events);
   if (bad !== null) return report(`lenient events: ${bad}`);
+
+  // (6) payload and event templates must be invisible (fastPath: internal switch, see events-stage.ts)
+  const parsed = runOutput<UnifiedEvent>(chunks, { ...c.options, output: 'events', fastPath: false } as CreateStreamOptions);
+  if (parsed.thrown !== undefined) return report(`lenient events (fast path off) threw: ${describe(parsed.thrown)}`);
+  if (!sameJson(parsed.items, events)) return report(`events differ with the fast path off: ${firstDiff(events, parsed.items)}`);
 
   if (chunks.length > 1) {
     const whole = runOutput<UnifiedEvent>([c.bytes], { ...c.options, output: 'events' });

@@ -55,8 +55,15 @@ export function createDecoderStage(options: DecoderOptions = {}): DecoderStage {
     next: null,
     push(frame, emit) {
       const n = frames.number(frame);
-      // Only a normalizer stage ever receives a HandedFrame (see consumedBy).
-      if (stage.handOff) emit(new HandedFrame(frame, n, frames) as unknown as ProviderEvent);
+      // Only a normalizer stage ever receives a HandedFrame or a MatchedFrame (see consumedBy).
+      if (stage.handOff) {
+        if (frame instanceof MatchedFrame) {
+          // matched whole by the framer: it carries all the normalizer needs but its number
+          frame.n = n;
+          frame.decoder = frames;
+          emit(frame as unknown as ProviderEvent);
+        } else emit(new HandedFrame(frame, n, frames) as unknown as ProviderEvent);
+      }
       else frames.decode(frame, n, emit);
     },
     end() {},
@@ -76,16 +83,24 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
   const toNormalizer: Emit<ProviderEvent> = (pe) => normalizer.push(pe, out);
   const stage: NormalizerStage = {
     normalizer,
-    push(item: ProviderEvent | HandedFrame, emit) {
-      if (!(item instanceof HandedFrame)) {
+    push(item: ProviderEvent | HandedFrame | MatchedFrame, emit) {
+      let frame: Frame;
+      let n: number;
+      let decoder: FrameDecoder;
+      if (item instanceof MatchedFrame) {
+        if (normalizer.pushMatched(item, item.origin, item.n, emit)) return;
+        frame = item;
+        n = item.n;
+        decoder = item.decoder!;
+      } else if (item instanceof HandedFrame) {
+        ({ frame, n, decoder } = item);
+      } else {
         normalizer.push(item, emit);
         return;
       }
-      const { frame, n } = item;
-      if (frame instanceof MatchedFrame && normalizer.pushMatched(frame, frame.origin, n, emit)) return;
       if (frame.invalidUtf8At === undefined && normalizer.pushText(frame.data, n, frame.at, emit)) return;
       out = emit;
-      item.decoder.decode(frame, n, toNormalizer);
+      decoder.decode(frame, n, toNormalizer);
     },
     end(emit) {
       normalizer.end(emit);

@@ -16,6 +16,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { Frame, Position } from '../../events.js';
+import type { FrameDecoder } from '../decoder.js';
 import { latin1, utf8 } from '../../framing/utf8.js';
 import {
   HIT_RATIO,
@@ -53,6 +54,9 @@ interface EventTemplate {
  */
 export class MatchedFrame implements Frame, TemplateMatch {
   id = '';
+  /** Its frame number and the decoder that numbered it, set when a decoder hands it on. */
+  n = 0;
+  decoder: FrameDecoder | null = null;
   declare retry?: number;
   declare at?: Position;
   declare invalidUtf8At?: number;
@@ -112,6 +116,7 @@ function readStr(m: RegExpExecArray | null, groups: readonly number[], decoded: 
 }
 
 const HIGH = /[\x80-\xff]/;
+const NONE_DECODED: readonly (string | undefined)[] = [];
 /**
  * Chunks from this size on are checked whole for bytes above 0x7F (one native
  * scan, then no per-capture test on an ASCII chunk); on smaller ones the call
@@ -143,6 +148,8 @@ export class EventTemplateStore implements TemplateMatch {
   private groups: readonly number[] = [];
   /** Per capture group: the UTF-8 decoded string, when the latin1 capture held bytes above 0x7F. */
   private decoded: (string | undefined)[] = [];
+  /** True when the last match decoded a capture (else `decoded` holds nothing). */
+  private anyDecoded = false;
   private template: EventTemplate | null = null;
   private text = '';
   private pos = 0;
@@ -184,6 +191,7 @@ export class EventTemplateStore implements TemplateMatch {
       const end = re.lastIndex;
       if (end - pos > limit) return -1;
       const decoded = this.decoded;
+      let anyDecoded = false;
       const strings = t.strings;
       for (let k = 0; k < strings.length; k++) {
         const g = strings[k]!;
@@ -196,6 +204,7 @@ export class EventTemplateStore implements TemplateMatch {
         const s = utf8(buf, at, at + c.length);
         if (s.indexOf('\uFFFD') !== -1 && !isUtf8(buf.subarray(at, at + c.length))) return -1;
         decoded[g] = s;
+        anyDecoded = true;
       }
       if (i > 0) {
         list.splice(i, 1);
@@ -204,6 +213,7 @@ export class EventTemplateStore implements TemplateMatch {
       this.m = m;
       this.groups = t.groups;
       this.kind = t.kind;
+      this.anyDecoded = anyDecoded;
       this.template = t;
       this.text = text;
       this.pos = pos;
@@ -229,7 +239,7 @@ export class EventTemplateStore implements TemplateMatch {
   /** The last match as a frame that keeps it (for a later stage), valid after the next match. */
   frame(): MatchedFrame {
     const t = this.template!;
-    return new MatchedFrame(t.origin, t.event, t.kind, this.m!, t.groups, this.decoded.slice(), this.text, this.pos + t.prefix, this.end - t.suffix);
+    return new MatchedFrame(t.origin, t.event, t.kind, this.m!, t.groups, this.anyDecoded ? this.decoded.slice() : NONE_DECODED, this.text, this.pos + t.prefix, this.end - t.suffix);
   }
 
   /**

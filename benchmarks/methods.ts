@@ -9,13 +9,12 @@ import { createJsonArrayFloor, createSseFloor, runFloor } from './floor.js';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FinalResult } from '../lib/accumulate/types.js';
-import { createFinalAccumulator } from '../lib/accumulate/final.js';
+import { finalAccumulator } from '../lib/pipeline/accumulators.js';
 import type { Frame, UnifiedEvent } from '../lib/events.js';
 import { createFramer } from '../lib/framing/detect.js';
 import { createStream } from '../lib/pipeline/create-stream.js';
 import { jsonArrayFramer, sseFramer } from '../lib/pipeline/framers.js';
 import { decoder, normalizer } from '../lib/pipeline/stages.js';
-import { objectStageTransform } from '../lib/pipeline/transform.js';
 import { llmstreamOptions, type FixtureDialect, type FixtureStats } from './generate.js';
 
 export type MockFetch = (input?: unknown, init?: unknown) => Promise<Response>;
@@ -390,7 +389,7 @@ async function llmstreamStages(ctx: MethodContext): Promise<MethodResult> {
     framing === 'sse' ? sseFramer() : jsonArrayFramer(),
     decoder(),
     normalizer({ dialect }),
-    objectStageTransform(createFinalAccumulator()),
+    finalAccumulator(),
     finalSink(t),
   );
   checkTally(t, ctx.stats);

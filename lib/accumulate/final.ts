@@ -105,6 +105,29 @@ export function createFinalAccumulator(options: FinalAccumulatorOptions = {}): F
   return createFusableFinalAccumulator(options);
 }
 
+/**
+ * A text or reasoning delta of choice 0 that a normalizer stage handed to the
+ * final accumulator stage piped after it without making its event (separate
+ * stages: the direct route of TextSink, in stream order).
+ */
+export class TextRecord {
+  constructor(
+    readonly reasoning: boolean,
+    readonly index: number,
+    readonly contentIndex: number,
+    readonly text: string,
+  ) {}
+
+  /** The event the record stands for, as far as an accumulator reads it. */
+  event(): UnifiedEvent {
+    const ev: UnifiedEvent = this.reasoning
+      ? { type: 'reasoning_delta', index: this.index, text: this.text }
+      : { type: 'text_delta', index: this.index, text: this.text };
+    if (this.contentIndex >= 0) ev.contentIndex = this.contentIndex;
+    return ev;
+  }
+}
+
 /** The final accumulator with the fused pipeline's direct route for text deltas (see TextSink). */
 export interface FusableFinalAccumulator extends FinalAccumulator {
   /** Takes a text or reasoning delta of choice 0 as `push` would take its event; false when the event must be pushed. */
@@ -289,8 +312,13 @@ export function createFusableFinalAccumulator(options: FinalAccumulatorOptions =
     }
   }
 
-  return {
+  const self: FusableFinalAccumulator = {
     push(ev, emit) {
+      if (ev instanceof TextRecord) {
+        const record: TextRecord = ev;
+        if (!self.takeText(record.reasoning, record.index, record.contentIndex, record.text, emit)) self.push(record.event(), emit);
+        return;
+      }
       try {
         handle(ev, emit);
       } catch (err) {
@@ -322,4 +350,5 @@ export function createFusableFinalAccumulator(options: FinalAccumulatorOptions =
       return tools.get(callId, choice)?.preview();
     },
   };
+  return self;
 }

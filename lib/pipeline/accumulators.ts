@@ -12,6 +12,7 @@ import type {
 import { createUsageAccumulator, type UsageAccumulator } from '../accumulate/usage.js';
 import type { UnifiedEvent } from '../events.js';
 import { StageTransform, type TransformOptions } from './transform.js';
+import { takesTextRecords } from './handoff.js';
 
 /** A pass-through accumulator Transform whose state is `stage`. */
 export type AccumulatorTransform<S> = StageTransform<UnifiedEvent, UnifiedEvent> & { readonly stage: S };
@@ -47,7 +48,9 @@ export function signatureAccumulator(options: TransformOptions = {}): Accumulato
 export function finalAccumulator(
   options: FinalAccumulatorOptions & TransformOptions = {},
 ): StageTransform<UnifiedEvent, FinalResult> & { readonly stage: FinalAccumulator } {
-  return new StageTransform(createFinalAccumulator(options), true, options) as StageTransform<UnifiedEvent, FinalResult> & {
+  const stage = createFinalAccumulator(options);
+  takesTextRecords(stage);
+  return new StageTransform(stage, true, options) as StageTransform<UnifiedEvent, FinalResult> & {
     readonly stage: FinalAccumulator;
   };
 }

@@ -17,6 +17,8 @@ import type { Emit, Stage } from '../stage.js';
 import { createFrameDecoder, type DecoderOptions, type FrameDecoder } from '../dialects/decoder.js';
 import { createTextNormalizer, type NormalizerOptions, type TextNormalizer } from '../dialects/normalizer.js';
 import { MatchedFrame } from '../dialects/fast/event-template.js';
+import type { TextSink } from '../dialects/types.js';
+import { TextRecord } from '../accumulate/final.js';
 import type { ConsumerAwareStage } from './transform.js';
 
 /** A frame the decoder handed on undecoded, with the decoder that numbered it (it also unwraps captures). */
@@ -35,12 +37,19 @@ export interface DecoderStage extends Stage<Frame, ProviderEvent>, ConsumerAware
   next: NormalizerStage | null;
 }
 
-export interface NormalizerStage extends Stage<ProviderEvent, UnifiedEvent> {
+export interface NormalizerStage extends Stage<ProviderEvent, UnifiedEvent>, ConsumerAwareStage {
   readonly normalizer: TextNormalizer;
 }
 
 /** The stages createNormalizerStage made: the only ones a decoder hands frames to. */
 const normalizerStages = new WeakSet<object>();
+/** Final accumulator stages (finalAccumulator()): the only ones a normalizer stage hands TextRecords to. */
+const textTakers = new WeakSet<object>();
+
+export function takesTextRecords(stage: object): void {
+  textTakers.add(stage);
+}
+
 /** The stages createDecoderStage made: the only ones an SSE framer hands matched events to (framer-handoff.ts). */
 const decoderStages = new WeakSet<object>();
 
@@ -81,9 +90,19 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
   const normalizer = createTextNormalizer(options);
   let out: Emit<UnifiedEvent> = () => {};
   const toNormalizer: Emit<ProviderEvent> = (pe) => normalizer.push(pe, out);
+  let current: Emit<UnifiedEvent> = () => {};
+  /** Piped straight into a final accumulator: template text deltas go on as TextRecords, in order (no event object). */
+  const toRecords: TextSink = (reasoning, index, contentIndex, text) => {
+    current(new TextRecord(reasoning, index, contentIndex, text) as unknown as UnifiedEvent);
+    return true;
+  };
   const stage: NormalizerStage = {
     normalizer,
+    consumedBy(consumer) {
+      normalizer.setTextSink(consumer !== null && textTakers.has(consumer) ? toRecords : null);
+    },
     push(item: ProviderEvent | HandedFrame | MatchedFrame, emit) {
+      current = emit;
       let frame: Frame;
       let n: number;
       let decoder: FrameDecoder;

@@ -9,13 +9,12 @@ import t, { type Test } from 'tap';
 import { PassThrough, Readable, Writable, type Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Frame, ProviderEvent, UnifiedEvent } from '../../lib/events.js';
-import type { FinalResult } from '../../lib/accumulate/types.js';
 import { autoFramer, sseFramer } from '../../lib/pipeline/framers.js';
 import { decoder, normalizer } from '../../lib/pipeline/stages.js';
 import { finalAccumulator } from '../../lib/pipeline/accumulators.js';
 import { createStream } from '../../lib/pipeline/create-stream.js';
 import type { StageTransform } from '../../lib/pipeline/transform.js';
-import { FIXTURE_DIALECTS, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
+import { FIXTURE_DIALECTS, FIXTURE_SHAPES, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
 import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
 import { randomChunks } from '../helpers/chunks.js';
 
@@ -182,11 +181,31 @@ t.test('backpressure through batched stages: a slow consumer keeps the source pa
   t.ok(maxAhead < 256 * 1024, `source ran at most ${maxAhead} bytes ahead (of ${produced})`);
 });
 
-t.test('final results through batched stages equal createStream on a generated single response', async (t) => {
-  const { data } = generateToBuffer({ dialect: 'openai-responses', shape: 'single', size: 200_000, seed: 4 });
-  const chunks = randomChunks(data, 5, 65536);
-  const fused = await run(chunks, [createStream({ output: 'final', dialect: 'openai-responses' }) as AnyStage], false);
-  const staged = await run(chunks, finalStages('openai-responses'), false);
-  t.equal((staged.out as FinalResult[]).length, 1, 'one final');
-  t.strictSame(staged.out, fused.out, 'same final');
+t.test('final results through batched stages equal createStream on generated fixtures (text deltas handed on as records)', async (t) => {
+  for (const dialect of FIXTURE_DIALECTS) {
+    for (const shape of FIXTURE_SHAPES) {
+      const { data } = generateToBuffer({ dialect, shape, size: 120_000, seed: 4 });
+      const chunks = randomChunks(data, 5, 16384);
+      const d = llmstreamOptions(dialect).dialect;
+      for (const maxTextBytes of [undefined, 3000]) {
+        const limits = maxTextBytes === undefined ? {} : { maxTextBytes };
+        const fused = await run(chunks, [createStream({ output: 'final', dialect: d, ...limits }) as AnyStage], false);
+        const staged = await run(chunks, [...eventStages(d), finalAccumulator(limits) as AnyStage], false);
+        const label = `${dialect}.${shape}${maxTextBytes === undefined ? '' : ` maxTextBytes ${maxTextBytes}`}`;
+        t.ok(staged.out.length > 0, `${label}: finals`);
+        t.strictSame(staged.out, fused.out, `${label}: same finals as createStream`);
+        t.equal(staged.error?.split(':')[0] ?? null, fused.error?.split(':')[0] ?? null, `${label}: same error class`);
+      }
+    }
+  }
+});
+
+t.test('a normalizer with another consumer emits events, never text records', async (t) => {
+  const { data } = generateToBuffer({ dialect: 'anthropic-messages', shape: 'single', size: 60_000, seed: 6 });
+  const norm = normalizer({ dialect: 'anthropic-messages' }) as AnyStage;
+  const seen: unknown[] = [];
+  norm.on('data', (ev: unknown) => seen.push(ev));
+  const r = await run(randomChunks(data, 2, 8192), [autoFramer(), decoder(), norm, finalAccumulator() as AnyStage] as AnyStage[], false);
+  t.ok(seen.length > 0 && seen.every((ev) => typeof (ev as { type?: unknown }).type === 'string'), 'the listener got events only');
+  t.strictSame(r.out, (await run([data], finalStages('anthropic-messages'), false)).out, 'the accumulator still gets the same final');
 });

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import type { FinalResult } from '../lib/accumulate/types.js';
 import type { UnifiedEvent } from '../lib/events.js';
 import { createStream } from '../lib/pipeline/create-stream.js';
-import { emptyStats, formatSize, generateChunks, llmstreamOptions, parseSize, replayChunks, type FixtureDialect, type FixtureShape } from './generate.js';
+import { FIXTURE_DIALECTS, emptyStats, formatSize, generateChunks, llmstreamOptions, parseSize, replayChunks, type FixtureDialect, type FixtureShape } from './generate.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -179,7 +179,7 @@ async function parent(argv: string[]): Promise<void> {
   const size = parseSize(arg(argv, '--size') ?? '1GB');
   const limit = parseSize(arg(argv, '--limit') ?? '64MiB');
   const shape = (arg(argv, '--shape') ?? 'log') as FixtureShape;
-  const dialects = (arg(argv, '--dialect') ?? 'openai-chat,openai-responses,anthropic-messages,gemini-sse,gemini-json-array').split(',') as FixtureDialect[];
+  const dialects = (arg(argv, '--dialect')?.split(',') ?? [...FIXTURE_DIALECTS]) as FixtureDialect[];
   const modes = (arg(argv, '--mode') ?? 'events,final').split(',') as ('events' | 'final')[];
   const results: MemoryResult[] = [];
   let failed = false;

@@ -15,10 +15,11 @@ import { resolveFramerOptions, type FramerOptions } from './options.js';
  * events straight from the bytes, and learns from the blocks the framer read.
  */
 export interface SseEventHook {
-  /** At the first byte of an event (nothing of it read yet): the event's end when the hook handled it whole, else -1. */
-  tryEvent(buf: Buffer, pos: number, limit: number): number;
-  /** Set by tryEvent when the event it took must still go out as a frame (its `id` is filled in by the framer). */
-  taken: Frame | null;
+  /**
+   * At the first byte of an event (nothing of it read yet): the event's end
+   * when the hook handled it whole, else -1. `id` is the last event ID in force.
+   */
+  tryEvent(buf: Buffer, pos: number, limit: number, id: string): number;
   /**
    * Set while a frame is emitted: its block buf[start, end) (blank line
    * included) with the data at [dataStart, dataEnd), when the block was plain:
@@ -161,16 +162,8 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
       ? undefined
       : (buf: Buffer, pos: number): number => {
           if (blockOffset >= 0) return -1; // inside an event
-          const next = hook.tryEvent(buf, pos, maxFrameBytes);
-          if (next > pos) {
-            frameNo++;
-            const frame = hook.taken;
-            if (frame !== null) {
-              hook.taken = null;
-              frame.id = lastEventId;
-              emit(frame);
-            }
-          }
+          const next = hook.tryEvent(buf, pos, maxFrameBytes, lastEventId);
+          if (next > pos) frameNo++;
           return next;
         };
 

@@ -113,7 +113,6 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
         if (end >= 0) decoder.skip();
         return end;
       },
-      taken: null,
       block: { buf: null, start: 0, dataStart: 0, dataEnd: 0, end: 0 },
     };
   }

@@ -2,8 +2,9 @@
  * sseFramer() (or autoFramer() on SSE) piped straight into decoder(), itself
  * handing frames to normalizer() (handoff.ts): the framer takes whole events
  * with event templates (dialects/fast/event-template.ts), as the fused stage
- * does, and hands each on as a MatchedFrame that the normalizer's open
- * response takes without decoding (or decodes as usual if it does not). The
+ * does, and hands consecutive ones on as one MatchedRun of MatchedFrames,
+ * which the normalizer's open response takes without decoding (or decodes as
+ * usual if it does not). The
  * event templates are learned here, from plain blocks whose payload one of the
  * normalizer's payload templates recognises. Anything else reading the framer
  * gets plain frames: the framer only matches while that chain stands.
@@ -15,7 +16,7 @@ import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { InternalSseOptions, SseEventHook } from '../framing/sse.js';
-import { EventTemplateStore } from '../dialects/fast/event-template.js';
+import { EventTemplateStore, MatchedRun } from '../dialects/fast/event-template.js';
 import { isDecoderStage, type DecoderStage } from './handoff.js';
 import type { ConsumerAwareStage } from './transform.js';
 
@@ -27,8 +28,11 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
   let text = '';
   let ascii = false;
 
+  let out: Emit<Frame> = () => {};
+  /** The run matched events go into; closed by any other frame and at the end of each chunk. */
+  let run: MatchedRun | null = null;
   const hook: SseEventHook = {
-    tryEvent(buf, pos, limit) {
+    tryEvent(buf, pos, limit, id) {
       if (events.size === 0 || decoder === null || decoder.next === null) return -1;
       if (buf !== chunk) {
         chunk = buf;
@@ -36,17 +40,23 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
         ascii = buf.length >= ASCII_CHECK_MIN && isAscii(buf);
       }
       const end = events.match(text, pos, buf, ascii, limit);
-      if (end >= 0) hook.taken = events.frame();
+      if (end < 0) return -1;
+      const frame = events.frame();
+      frame.id = id;
+      if (run === null) {
+        run = new MatchedRun();
+        out(run as unknown as Frame); // only a decoder stage handing off to a normalizer gets it (see handoff.ts)
+      }
+      run.frames.push(frame);
       return end;
     },
-    taken: null,
     block: { buf: null, start: 0, dataStart: 0, dataEnd: 0, end: 0 },
   };
   const framer = make({ eventHook: hook });
 
-  let out: Emit<Frame> = () => {};
   /** Frames read the ordinary way: a plain block whose payload a payload template recognises teaches an event template. */
   const learn: Emit<Frame> = (frame) => {
+    run = null;
     const b = hook.block;
     const next = decoder?.next;
     if (b.buf !== null && next != null && events.learning && frame.invalidUtf8At === undefined) {
@@ -61,10 +71,12 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
       out = emit;
       chunk = null; // a caller may refill the same Buffer
       framer.push(c, learn);
+      run = null; // handed on with this chunk's batch
     },
     end(emit) {
       out = emit;
       framer.end(learn);
+      run = null;
     },
     consumedBy(consumer) {
       decoder = consumer !== null && isDecoderStage(consumer) ? consumer : null;

@@ -16,7 +16,7 @@ import type { Frame, ProviderEvent, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { createFrameDecoder, type DecoderOptions, type FrameDecoder } from '../dialects/decoder.js';
 import { createTextNormalizer, type NormalizerOptions, type TextNormalizer } from '../dialects/normalizer.js';
-import { MatchedFrame } from '../dialects/fast/event-template.js';
+import { MatchedRun } from '../dialects/fast/event-template.js';
 import type { TextSink } from '../dialects/types.js';
 import { TextRecord } from '../accumulate/final.js';
 import type { ConsumerAwareStage } from './transform.js';
@@ -63,16 +63,22 @@ export function createDecoderStage(options: DecoderOptions = {}): DecoderStage {
     handOff: false,
     next: null,
     push(frame, emit) {
-      const n = frames.number(frame);
-      // Only a normalizer stage ever receives a HandedFrame or a MatchedFrame (see consumedBy).
-      if (stage.handOff) {
-        if (frame instanceof MatchedFrame) {
-          // matched whole by the framer: it carries all the normalizer needs but its number
-          frame.n = n;
-          frame.decoder = frames;
+      if (frame instanceof MatchedRun) {
+        // events the framer matched whole: numbered here, taken by the normalizer (or decoded as usual)
+        const run = frame.frames;
+        if (stage.handOff) {
+          for (let i = 0; i < run.length; i++) {
+            const f = run[i]!;
+            f.n = frames.number(f);
+            f.decoder = frames;
+          }
           emit(frame as unknown as ProviderEvent);
-        } else emit(new HandedFrame(frame, n, frames) as unknown as ProviderEvent);
+        } else for (let i = 0; i < run.length; i++) frames.decode(run[i]!, frames.number(run[i]!), emit);
+        return;
       }
+      const n = frames.number(frame);
+      // Only a normalizer stage ever receives a HandedFrame or a MatchedRun (see consumedBy).
+      if (stage.handOff) emit(new HandedFrame(frame, n, frames) as unknown as ProviderEvent);
       else frames.decode(frame, n, emit);
     },
     end() {},
@@ -96,30 +102,28 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
     current(new TextRecord(reasoning, index, contentIndex, text) as unknown as UnifiedEvent);
     return true;
   };
+  /** A frame handed on undecoded: the payload templates first, else decoded. */
+  function ordinary(frame: Frame, n: number, decoder: FrameDecoder, emit: Emit<UnifiedEvent>): void {
+    if (frame.invalidUtf8At === undefined && normalizer.pushText(frame.data, n, frame.at, emit)) return;
+    out = emit;
+    decoder.decode(frame, n, toNormalizer);
+  }
+
   const stage: NormalizerStage = {
     normalizer,
     consumedBy(consumer) {
       normalizer.setTextSink(consumer !== null && textTakers.has(consumer) ? toRecords : null);
     },
-    push(item: ProviderEvent | HandedFrame | MatchedFrame, emit) {
+    push(item: ProviderEvent | HandedFrame | MatchedRun, emit) {
       current = emit;
-      let frame: Frame;
-      let n: number;
-      let decoder: FrameDecoder;
-      if (item instanceof MatchedFrame) {
-        if (normalizer.pushMatched(item, item.origin, item.n, emit)) return;
-        frame = item;
-        n = item.n;
-        decoder = item.decoder!;
-      } else if (item instanceof HandedFrame) {
-        ({ frame, n, decoder } = item);
-      } else {
-        normalizer.push(item, emit);
-        return;
-      }
-      if (frame.invalidUtf8At === undefined && normalizer.pushText(frame.data, n, frame.at, emit)) return;
-      out = emit;
-      decoder.decode(frame, n, toNormalizer);
+      if (item instanceof MatchedRun) {
+        const run = item.frames;
+        for (let i = 0; i < run.length; i++) {
+          const f = run[i]!;
+          if (!normalizer.pushMatched(f, f.origin, f.n, emit)) ordinary(f, f.n, f.decoder!, emit);
+        }
+      } else if (item instanceof HandedFrame) ordinary(item.frame, item.n, item.decoder, emit);
+      else normalizer.push(item, emit);
     },
     end(emit) {
       normalizer.end(emit);

@@ -7,12 +7,14 @@
 import t, { type Test } from 'tap';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
-import type { DialectOption, ProviderEvent, UnifiedEvent } from '../../lib/events.js';
+import type { DialectOption, Frame, ProviderEvent, UnifiedEvent } from '../../lib/events.js';
 import { autoFramer, sseFramer } from '../../lib/pipeline/framers.js';
 import { decoder, normalizer } from '../../lib/pipeline/stages.js';
 import { decodeAll } from '../../lib/pipeline/events-stage.js';
-import type { DecoderStage, NormalizerStage } from '../../lib/pipeline/handoff.js';
-import { MatchedFrame } from '../../lib/dialects/fast/event-template.js';
+import { createDecoderStage, type DecoderStage, type NormalizerStage } from '../../lib/pipeline/handoff.js';
+import { MatchedFrame, MatchedRun } from '../../lib/dialects/fast/event-template.js';
+import { createSseFramer } from '../../lib/framing/sse.js';
+import type { Stage } from '../../lib/stage.js';
 import { FIXTURE_DIALECTS, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
 import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
 import { randomChunks } from '../helpers/chunks.js';
@@ -152,6 +154,34 @@ t.test('an event of the old dialect inside a response of the new one (auto) is n
   const rest = Buffer.from(chunk('{"role":"assistant","content":"Hi"}') + delta![0] + chunk('{}', '"stop"') + 'data: [DONE]\n\n');
   const { events } = await matchedRun([anthropic, rest], 'auto');
   t.strictSame(events, fused([anthropic, rest], { dialect: 'auto' }), 'same events as the fused stage');
+});
+
+t.test('matched events reaching a decoder that no longer hands off decode like the frames they stand for', async (t) => {
+  const { data } = generateToBuffer({ dialect: 'anthropic-messages', shape: 'single', size: 40_000, seed: 8 });
+  const cut = data.indexOf('\n\n', data.length >> 1) + 2;
+  // a chain that learns event templates from the first half
+  const f = sseFramer();
+  const n = normalizer();
+  f.pipe(decoder()).pipe(n);
+  n.resume();
+  f.write(data.subarray(0, cut));
+  await new Promise((r) => setTimeout(r, 10));
+  // the framer's own items for the rest: runs of matched events
+  const items: unknown[] = [];
+  (f.stage as Stage<Buffer, unknown>).push(data.subarray(cut), (item) => items.push(item));
+  const runs = items.filter((i): i is MatchedRun => i instanceof MatchedRun);
+  t.ok(runs.length > 0 && runs.some((r) => r.frames.length > 1), `${runs.length} runs of matched events`);
+  // a decoder with no normalizer after it decodes them; the plain framer's frames decode the same
+  const viaRuns: ProviderEvent[] = [];
+  const d1 = createDecoderStage();
+  for (const item of items) d1.push(item as Frame, (pe) => viaRuns.push(pe));
+  const plain: ProviderEvent[] = [];
+  const d2 = createDecoderStage();
+  const framer = createSseFramer();
+  framer.push(data.subarray(cut), (frame) => d2.push(frame, (pe) => plain.push(pe)));
+  framer.end((frame) => d2.push(frame, (pe) => plain.push(pe)));
+  t.strictSame(viaRuns, plain, 'same provider events');
+  f.destroy();
 });
 
 t.test('a second consumer of the SSE framer sees plain frames', async (t) => {

@@ -97,6 +97,15 @@ export class MatchedFrame implements Frame, TemplateMatch {
   }
 }
 
+/**
+ * Consecutive events matched in one chunk, handed on as one item (separate
+ * stages): the decoder numbers them and the normalizer takes them in a loop,
+ * instead of one stream item per event at each hop.
+ */
+export class MatchedRun {
+  readonly frames: MatchedFrame[] = [];
+}
+
 function readInt(m: RegExpExecArray | null, groups: readonly number[], f: number): number | undefined {
   const g = groups[f];
   return g === undefined || g === 0 ? undefined : Number(m![g]);

@@ -17,7 +17,7 @@ import type { Chunk } from '../framing/bytes.js';
 import type { InternalSseOptions, SseEventHook } from '../framing/sse.js';
 import { chain } from '../stage.js';
 import { isAscii } from 'node:buffer';
-import { ASCII_CHECK_MIN } from '../dialects/fast/event-template.js';
+import { ASCII_CHECK_MIN, MAX_EVENT_CHUNK } from '../dialects/fast/event-template.js';
 import { latin1 } from '../framing/utf8.js';
 
 export interface EventsStageOptions extends DialectLimitOptions {
@@ -103,7 +103,7 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
     let ascii = false;
     return {
       tryEvent(buf, pos, limit) {
-        if (!normalizer.takesEvents) return -1;
+        if (!normalizer.takesEvents || buf.length > MAX_EVENT_CHUNK) return -1;
         if (buf !== chunk) {
           chunk = buf;
           text = latin1(buf, 0, buf.length);

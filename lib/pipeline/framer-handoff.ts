@@ -10,13 +10,12 @@
  * gets plain frames: the framer only matches while that chain stands.
  */
 import { isAscii } from 'node:buffer';
-import { ASCII_CHECK_MIN } from '../dialects/fast/event-template.js';
 import { latin1 } from '../framing/utf8.js';
 import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { InternalSseOptions, SseEventHook } from '../framing/sse.js';
-import { EventTemplateStore, MatchedRun } from '../dialects/fast/event-template.js';
+import { ASCII_CHECK_MIN, EventTemplateStore, MAX_EVENT_CHUNK, MatchedRun } from '../dialects/fast/event-template.js';
 import { isDecoderStage, type DecoderStage } from './handoff.js';
 import type { ConsumerAwareStage } from './transform.js';
 
@@ -33,7 +32,7 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
   let run: MatchedRun | null = null;
   const hook: SseEventHook = {
     tryEvent(buf, pos, limit, id) {
-      if (events.size === 0 || decoder === null || decoder.next === null) return -1;
+      if (events.size === 0 || decoder === null || decoder.next === null || buf.length > MAX_EVENT_CHUNK) return -1;
       if (buf !== chunk) {
         chunk = buf;
         text = latin1(buf, 0, buf.length);

@@ -7,8 +7,9 @@
  */
 import t, { type Test } from 'tap';
 import { FIXTURE_DIALECTS, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
-import { chunkings } from '../helpers/chunks.js';
+import { chunkings, fixedChunks } from '../helpers/chunks.js';
 import { run, type Config } from '../helpers/fast-path.js';
+import { MAX_EVENT_CHUNK } from '../../lib/dialects/fast/event-template.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -184,5 +185,21 @@ t.test('a caller that refills one Buffer for every chunk', (t) => {
   const size = pieces[3]!.length;
   t.ok(pieces.filter((p) => p.length === size).length >= deltas.length, 'the deltas are chunks of one size');
   t.strictSame(runRefilling(pieces, size), run(pieces, { dialect: 'anthropic-messages' }, 'events', false, false), 'one event per push through one Buffer');
+  t.end();
+});
+
+t.test('a chunk larger than MAX_EVENT_CHUNK (a whole log in one Buffer) is read the ordinary way, with the same result', (t) => {
+  const { data } = generateToBuffer({ dialect: 'anthropic-messages', shape: 'log', size: MAX_EVENT_CHUNK + 200_000, seed: 13 });
+  t.ok(data.length > MAX_EVENT_CHUNK, `${data.length} bytes in one chunk`);
+  const config: Config = { dialect: 'anthropic-messages' };
+  let fast: unknown[] = [];
+  const n = eventMatches(() => {
+    fast = run([data], config, 'final', false, true);
+  });
+  // (a learned template is checked once against its own block: one match per layout)
+  t.ok(n <= 8, `${n} event-template matches in one big chunk: learning checks only`);
+  const chunked = eventMatches(() => run(fixedChunks(data, 65536), config, 'final', false, true));
+  t.ok(chunked > 1000, `${chunked} in 64 KiB chunks`);
+  t.strictSame(fast, run([data], config, 'final', false, false), 'same finals as with the fast path off');
   t.end();
 });

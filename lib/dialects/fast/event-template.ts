@@ -132,6 +132,12 @@ const NONE_DECODED: readonly (string | undefined)[] = [];
  * costs more than testing their few captures.
  */
 export const ASCII_CHECK_MIN = 16 * 1024;
+/**
+ * Larger chunks are read the ordinary way: their latin1 text would double
+ * their memory for the length of the chunk, and V8 cannot make a string of
+ * more than 2^29 - 24 characters at all (a whole log read into one Buffer).
+ */
+export const MAX_EVENT_CHUNK = 16 * 1024 * 1024;
 const NOT_ASCII = /[^\x00-\x7f]/;
 
 /** Sticky regexes by source, shared by every stream (bounded like the payload templates' cache). */

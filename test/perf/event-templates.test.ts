@@ -129,6 +129,9 @@ t.test('Anthropic text deltas as whole events: same as the ordinary path', async
   await sameEverywhere(t, 'two spaces after data:', anthropic(WORDS, { lead: '  ' }), config);
   await sameEverywhere(t, 'id lines on some events', anthropic(WORDS, { extra: (i) => (i % 3 === 0 ? [`id: ${i}`] : []) }), config);
   await sameEverywhere(t, 'comments and retry lines', anthropic(WORDS, { extra: (i) => (i % 2 === 0 ? [': keep-alive'] : ['retry: 10']) }), config);
+  const long = anthropic(WORDS, { extra: () => [`: ${'x'.repeat(2000)}`] });
+  await sameEverywhere(t, 'a 2,000-byte comment in every event', long, config);
+  t.equal(eventMatches(() => run([long], config, 'events', false, true)), 0, 'no event template for a layout with more than 1 KiB around the payload');
   await sameEverywhere(t, 'an event with two data lines', anthropic(WORDS, { extra: (i) => (i === 6 ? ['data: {"type":"ping"}'] : []) }), config);
 });
 

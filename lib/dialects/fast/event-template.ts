@@ -138,6 +138,8 @@ export const ASCII_CHECK_MIN = 16 * 1024;
  * more than 2^29 - 24 characters at all (a whole log read into one Buffer).
  */
 export const MAX_EVENT_CHUNK = 16 * 1024 * 1024;
+/** Most bytes of a block around its payload that an event template spells out. */
+const MAX_LITERAL = 1024;
 const NOT_ASCII = /[^\x00-\x7f]/;
 
 /** Sticky regexes by source, shared by every stream (bounded like the payload templates' cache). */
@@ -263,6 +265,8 @@ export class EventTemplateStore implements TemplateMatch {
    */
   learn(template: Template | null, event: string, buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void {
     if (template === null || template.lineSource === null || this.failedLearns >= MAX_FAILED_LEARNS) return;
+    // an event name, a few field lines and line ends; more (long comments) is not worth a regex of its own
+    if (dataStart - start + (end - dataEnd) > MAX_LITERAL) return;
     const prefix = latin1(buf, start, dataStart);
     const suffix = latin1(buf, dataEnd, end);
     if (NOT_ASCII.test(prefix) || NOT_ASCII.test(suffix)) return;

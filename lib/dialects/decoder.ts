@@ -4,7 +4,7 @@
  * WebSocket logs (capture records, HAR exports) are unwrapped into the
  * provider messages they hold (see capture.ts).
  */
-import type { Frame, ProviderEvent } from '../events.js';
+import type { Frame, Position, ProviderEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { createCaptureUnwrapper, decodeMessage, type CaptureOptions } from './capture.js';
 
@@ -16,10 +16,10 @@ export interface FrameDecoder {
   number(frame: Frame): number;
   /** Decodes frame number `n` into provider events. */
   decode(frame: Frame, n: number, emit: Emit<ProviderEvent>): void;
-  /** The number the next frame without positions gets (an SSE event taken whole by the fused stage, see `skip`). */
-  peek(): number;
-  /** Counts a frame the fused stage handled without a Frame object. */
-  skip(): void;
+  /** The number a frame at `at` gets (an SSE event taken whole without a Frame object, see `skip`). */
+  peek(at: Position | undefined): number;
+  /** Counts such a frame, numbered `n` by `peek`. */
+  skip(n: number): void;
 }
 
 export function createFrameDecoder(options: DecoderOptions = {}): FrameDecoder {
@@ -31,11 +31,11 @@ export function createFrameDecoder(options: DecoderOptions = {}): FrameDecoder {
       frameNo = n + 1;
       return n;
     },
-    peek() {
-      return frameNo;
+    peek(at) {
+      return at === undefined ? frameNo : at.frame;
     },
-    skip() {
-      frameNo++;
+    skip(n) {
+      frameNo = n + 1;
     },
     decode(frame, n, emit) {
       if (frame.invalidUtf8At !== undefined) {

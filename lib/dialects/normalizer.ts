@@ -81,14 +81,14 @@ export interface TextNormalizer extends Normalizer {
    * the event's end when it was fully handled, else -1 (nothing happened: the
    * framer reads the event as usual).
    */
-  pushEvent(text: string, pos: number, buf: Buffer, ascii: boolean, limit: number, n: number, emit: Emit<UnifiedEvent>): number;
+  pushEvent(text: string, pos: number, buf: Buffer, ascii: boolean, limit: number, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): number;
   /**
    * An event an earlier stage recognised with an event template made from
    * payload template `origin` (separate stages): true when the open response
    * took it whole. Only while this normalizer still holds `origin` (a dialect
    * switch clears the templates; their kinds mean nothing to another dialect).
    */
-  pushMatched(match: TemplateMatch, origin: Template, n: number, emit: Emit<UnifiedEvent>): boolean;
+  pushMatched(match: TemplateMatch, origin: Template, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): boolean;
   /**
    * Right after `pushText` handled a frame named `event`: its block was
    * buf[start, end) with the payload at [dataStart, dataEnd), all plain; learn
@@ -271,10 +271,10 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
   }
 
   /** A whole event recognised by an event template: the open response's handler takes it, or nothing happens. */
-  function takeMatch(match: TemplateMatch, n: number, emit: Emit<UnifiedEvent>): boolean {
+  function takeMatch(match: TemplateMatch, n: number, a: Position | undefined, emit: Emit<UnifiedEvent>): boolean {
     missed = null;
     out = emit;
-    at = undefined;
+    at = a;
     frame = n;
     sink = textSink;
     const handled = handler!.onTemplate!(match);
@@ -306,13 +306,13 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     get takesEvents() {
       return handler !== null && events.size > 0;
     },
-    pushEvent(text, pos, buf, ascii, limit, n, emit) {
+    pushEvent(text, pos, buf, ascii, limit, n, a, emit) {
       if (handler?.onTemplate === undefined) return -1;
       const end = events.match(text, pos, buf, ascii, limit);
-      return end >= 0 && takeMatch(events, n, emit) ? end : -1;
+      return end >= 0 && takeMatch(events, n, a, emit) ? end : -1;
     },
-    pushMatched(match, origin, n, emit) {
-      return handler?.onTemplate !== undefined && templates.holds(origin) && takeMatch(match, n, emit);
+    pushMatched(match, origin, n, a, emit) {
+      return handler?.onTemplate !== undefined && templates.holds(origin) && takeMatch(match, n, a, emit);
     },
     learnEvent(event, buf, start, dataStart, dataEnd, end) {
       events.learn(templates.last, event, buf, start, dataStart, dataEnd, end);

@@ -36,7 +36,7 @@ function nearLF(buf: Buffer, pos: number, len: number): number {
  * line: returns where reading goes on when it consumed whole lines itself, or
  * -1 (see the SSE framer's event hook).
  */
-export type LineStartHook = (buf: Buffer, pos: number) => number;
+export type LineStartHook = (buf: Buffer, pos: number, offset: number) => number;
 
 /** `frameOf` names the frame an overlong line belongs to, for the error. */
 export function createLineSplitter(
@@ -63,7 +63,7 @@ export function createLineSplitter(
     let nextCR = -2;
     while (pos < len) {
       if (atLineStart !== undefined && fragmentBytes === 0) {
-        const next = atLineStart(buf, pos);
+        const next = atLineStart(buf, pos, consumed + pos);
         if (next > pos) {
           // cached LF/CR positions before `next` are recomputed below; later ones stay right
           pos = next;

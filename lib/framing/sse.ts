@@ -3,7 +3,7 @@
  * stream": bytes → { event, data, id, retry? } frames.
  */
 import { FrameTooLargeError } from '../errors.js';
-import type { Frame } from '../events.js';
+import type { Frame, Position } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { toBuffer, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
@@ -17,9 +17,10 @@ import { resolveFramerOptions, type FramerOptions } from './options.js';
 export interface SseEventHook {
   /**
    * At the first byte of an event (nothing of it read yet): the event's end
-   * when the hook handled it whole, else -1. `id` is the last event ID in force.
+   * when the hook handled it whole, else -1. `id` is the last event ID in
+   * force; `at` the event's position when the framer was asked for positions.
    */
-  tryEvent(buf: Buffer, pos: number, limit: number, id: string): number;
+  tryEvent(buf: Buffer, pos: number, limit: number, id: string, at: Position | undefined): number;
   /**
    * Set while a frame is emitted: its block buf[start, end) (blank line
    * included) with the data at [dataStart, dataEnd), when the block was plain:
@@ -49,8 +50,7 @@ const SPACE = 0x20;
 export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Frame> {
   const { maxFrameBytes, positions } = resolveFramerOptions(options);
   const flushIncomplete = options.flushIncomplete ?? true;
-  // positions need every frame's offset: the hook skips frames, so it is off then
-  const hook = positions ? undefined : (options as InternalSseOptions).eventHook;
+  const hook = (options as InternalSseOptions).eventHook;
   const block = hook?.block;
 
   let emit: Emit<Frame> = () => {};
@@ -160,9 +160,10 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
   const tryEvent =
     hook === undefined
       ? undefined
-      : (buf: Buffer, pos: number): number => {
+      : (buf: Buffer, pos: number, offset: number): number => {
           if (blockOffset >= 0) return -1; // inside an event
-          const next = hook.tryEvent(buf, pos, maxFrameBytes, lastEventId);
+          // nothing of the event read yet, so its block starts here
+          const next = hook.tryEvent(buf, pos, maxFrameBytes, lastEventId, positions ? { frame: frameNo, offset } : undefined);
           if (next > pos) frameNo++;
           return next;
         };

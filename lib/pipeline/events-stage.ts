@@ -102,15 +102,16 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
     let text = '';
     let ascii = false;
     return {
-      tryEvent(buf, pos, limit) {
+      tryEvent(buf, pos, limit, _id, at) {
         if (!normalizer.takesEvents || buf.length > MAX_EVENT_CHUNK) return -1;
         if (buf !== chunk) {
           chunk = buf;
           text = latin1(buf, 0, buf.length);
           ascii = buf.length >= ASCII_CHECK_MIN && isAscii(buf);
         }
-        const end = normalizer.pushEvent(text, pos, buf, ascii, limit, decoder.peek(), out);
-        if (end >= 0) decoder.skip();
+        const n = decoder.peek(at);
+        const end = normalizer.pushEvent(text, pos, buf, ascii, limit, n, at, out);
+        if (end >= 0) decoder.skip(n);
         return end;
       },
       block: { buf: null, start: 0, dataStart: 0, dataEnd: 0, end: 0 },

@@ -120,7 +120,7 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
         const run = item.frames;
         for (let i = 0; i < run.length; i++) {
           const f = run[i]!;
-          if (!normalizer.pushMatched(f, f.origin, f.n, emit)) ordinary(f, f.n, f.decoder!, emit);
+          if (!normalizer.pushMatched(f, f.origin, f.n, f.at, emit)) ordinary(f, f.n, f.decoder!, emit);
         }
       } else if (item instanceof HandedFrame) ordinary(item.frame, item.n, item.decoder, emit);
       else normalizer.push(item, emit);

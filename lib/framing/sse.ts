@@ -3,7 +3,7 @@
  * stream": bytes → { event, data, id, retry? } frames.
  */
 import { FrameTooLargeError } from '../errors.js';
-import type { Frame, Position } from '../events.js';
+import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { toBuffer, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
@@ -11,16 +11,18 @@ import { replacedInvalidUtf8, utf8 } from './utf8.js';
 import { resolveFramerOptions, type FramerOptions } from './options.js';
 
 /**
- * Internal (the fused events stage, pipeline/events-stage.ts): takes whole
- * events straight from the bytes, and learns from the blocks the framer read.
+ * Internal (the fused events stage, pipeline/events-stage.ts, and the SSE
+ * framer stage handing off to a decoder, pipeline/framer-handoff.ts): takes
+ * whole events straight from the bytes, and learns from the blocks the framer read.
  */
 export interface SseEventHook {
   /**
    * At the first byte of an event (nothing of it read yet): the event's end
    * when the hook handled it whole, else -1. `id` is the last event ID in
-   * force; `at` the event's position when the framer was asked for positions.
+   * force; with positions on, the event would be frame `frame` at byte
+   * `offset` of the stream (else `offset` is -1).
    */
-  tryEvent(buf: Buffer, pos: number, limit: number, id: string, at: Position | undefined): number;
+  tryEvent(buf: Buffer, pos: number, limit: number, id: string, frame: number, offset: number): number;
   /**
    * Set while a frame is emitted: its block buf[start, end) (blank line
    * included) with the data at [dataStart, dataEnd), when the block was plain:
@@ -30,7 +32,7 @@ export interface SseEventHook {
   readonly block: { buf: Buffer | null; start: number; dataStart: number; dataEnd: number; end: number };
 }
 
-/** Options the fused stage passes (not part of the public options). */
+/** Options the fused stage and the SSE framer stage pass (not part of the public options). */
 export interface InternalSseOptions {
   eventHook?: SseEventHook;
 }
@@ -163,7 +165,7 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
       : (buf: Buffer, pos: number, offset: number): number => {
           if (blockOffset >= 0) return -1; // inside an event
           // nothing of the event read yet, so its block starts here
-          const next = hook.tryEvent(buf, pos, maxFrameBytes, lastEventId, positions ? { frame: frameNo, offset } : undefined);
+          const next = hook.tryEvent(buf, pos, maxFrameBytes, lastEventId, frameNo, positions ? offset : -1);
           if (next > pos) frameNo++;
           return next;
         };

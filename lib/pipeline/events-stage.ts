@@ -102,13 +102,14 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
     let text = '';
     let ascii = false;
     return {
-      tryEvent(buf, pos, limit, _id, at) {
+      tryEvent(buf, pos, limit, _id, frame, offset) {
         if (!normalizer.takesEvents || buf.length > MAX_EVENT_CHUNK) return -1;
         if (buf !== chunk) {
           chunk = buf;
           text = latin1(buf, 0, buf.length);
           ascii = buf.length >= ASCII_CHECK_MIN && isAscii(buf);
         }
+        const at = offset < 0 ? undefined : { frame, offset };
         const n = decoder.peek(at);
         const end = normalizer.pushEvent(text, pos, buf, ascii, limit, n, at, out);
         if (end >= 0) decoder.skip(n);

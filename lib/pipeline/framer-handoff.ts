@@ -31,7 +31,7 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
   /** The run matched events go into; closed by any other frame and at the end of each chunk. */
   let run: MatchedRun | null = null;
   const hook: SseEventHook = {
-    tryEvent(buf, pos, limit, id, at) {
+    tryEvent(buf, pos, limit, id, frameNo, offset) {
       if (events.size === 0 || decoder === null || decoder.next === null || buf.length > MAX_EVENT_CHUNK) return -1;
       if (buf !== chunk) {
         chunk = buf;
@@ -42,7 +42,7 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
       if (end < 0) return -1;
       const frame = events.frame();
       frame.id = id;
-      if (at !== undefined) frame.at = at;
+      if (offset >= 0) frame.at = { frame: frameNo, offset };
       if (run === null) {
         run = new MatchedRun();
         out(run as unknown as Frame); // only a decoder stage handing off to a normalizer gets it (see handoff.ts)

@@ -4,10 +4,10 @@
  * with event templates (dialects/fast/event-template.ts), as the fused stage
  * does, and hands consecutive ones on as one MatchedRun of MatchedFrames,
  * which the normalizer's open response takes without decoding (or decodes as
- * usual if it does not). The
- * event templates are learned here, from plain blocks whose payload one of the
- * normalizer's payload templates recognises. Anything else reading the framer
- * gets plain frames: the framer only matches while that chain stands.
+ * usual if it does not). The event templates are learned here, from plain
+ * blocks whose payload one of the normalizer's payload templates recognises.
+ * Anything else reading the framer gets plain frames: the framer only
+ * matches while that chain stands.
  */
 import { isAscii } from 'node:buffer';
 import { latin1 } from '../framing/utf8.js';

@@ -11,6 +11,11 @@
  * reports it (ConsumerAwareStage; the same condition as its batching): a later
  * 'data' or 'readable' listener on the decoder ends the handoff for frames not
  * yet handed on, and anything else reading the decoder gets provider events.
+ *
+ * Two more hand-offs of the same kind: an SSE framer before the decoder hands
+ * whole matched events on as MatchedRuns (framer-handoff.ts), which the decoder
+ * numbers and passes on; and a final accumulator after the normalizer gets
+ * template text deltas as TextRecords instead of event objects.
  */
 import type { Frame, ProviderEvent, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';

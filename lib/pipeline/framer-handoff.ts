@@ -28,8 +28,14 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
   let ascii = false;
 
   let out: Emit<Frame> = () => {};
-  /** The run matched events go into; closed by any other frame and at the end of each chunk. */
+  /** The run matched events go into; handed on whole before any other frame and at the end of each chunk. */
   let run: MatchedRun | null = null;
+  function flush(): void {
+    if (run === null) return;
+    const r = run;
+    run = null;
+    out(r as unknown as Frame); // only a decoder stage handing off to a normalizer gets it (see handoff.ts)
+  }
   const hook: SseEventHook = {
     tryEvent(buf, pos, limit, id, frameNo, offset) {
       if (events.size === 0 || decoder === null || decoder.next === null || buf.length > MAX_EVENT_CHUNK) return -1;
@@ -43,11 +49,7 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
       const frame = events.frame();
       frame.id = id;
       if (offset >= 0) frame.at = { frame: frameNo, offset };
-      if (run === null) {
-        run = new MatchedRun();
-        out(run as unknown as Frame); // only a decoder stage handing off to a normalizer gets it (see handoff.ts)
-      }
-      run.frames.push(frame);
+      (run ??= new MatchedRun()).frames.push(frame);
       return end;
     },
     block: { buf: null, start: 0, dataStart: 0, dataEnd: 0, end: 0 },
@@ -56,7 +58,7 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
 
   /** Frames read the ordinary way: a plain block whose payload a payload template recognises teaches an event template. */
   const learn: Emit<Frame> = (frame) => {
-    run = null;
+    flush();
     const b = hook.block;
     const next = decoder?.next;
     if (b.buf !== null && next != null && events.learning && frame.invalidUtf8At === undefined) {
@@ -70,13 +72,16 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
     push(c, emit) {
       out = emit;
       chunk = null; // a caller may refill the same Buffer
-      framer.push(c, learn);
-      run = null; // handed on with this chunk's batch
+      try {
+        framer.push(c, learn);
+      } finally {
+        flush(); // what was matched before a fatal error still goes out first
+      }
     },
     end(emit) {
       out = emit;
       framer.end(learn);
-      run = null;
+      flush();
     },
     consumedBy(consumer) {
       decoder = consumer !== null && isDecoderStage(consumer) ? consumer : null;

@@ -12,6 +12,11 @@ import { StreamError } from '../../lib/errors.js';
 import type { DialectName, DoneEvent, UnifiedEvent } from '../../lib/events.js';
 import type { FramingName } from '../../lib/framing/detect.js';
 import { createOutputStage, type CreateStreamOptions } from '../../lib/pipeline/create-stream.js';
+import { createEventsStage } from '../../lib/pipeline/events-stage.js';
+import { createHandoffFramer } from '../../lib/pipeline/framer-handoff.js';
+import { createDecoderStage, createNormalizerStage } from '../../lib/pipeline/handoff.js';
+import { createAutoFramer, createFramer } from '../../lib/framing/detect.js';
+import type { Stage } from '../../lib/stage.js';
 import { dialectNames } from '../../lib/dialects/registry.js';
 import { rng } from './chunks.js';
 import { corpusFiles, repoRoot } from './corpus.js';
@@ -419,7 +424,11 @@ function firstDiff(a: unknown[], b: unknown[]): string {
  *    of the same run's events (the fused stage takes text deltas by a direct
  *    route, see TextSink), the limit that stopped it included;
  * 6. lenient events, chunked, with the raw-text fast path off (every payload
- *    parsed, every SSE event framed line by line): the same events as (1).
+ *    parsed, every SSE event framed line by line): the same events as (1);
+ * 7. the separate stages' cores composed as stream.pipeline wires them (the
+ *    framer handing matched events to the decoder, the decoder frames to the
+ *    normalizer), chunked: the same events, or the same fatal error after
+ *    the same events, as the fused events stage without the lenient guard.
  */
 export function runCase(c: FuzzCase): CaseReport {
   const started = performance.now();
@@ -441,6 +450,14 @@ export function runCase(c: FuzzCase): CaseReport {
   const parsed = runOutput<UnifiedEvent>(chunks, { ...c.options, output: 'events', fastPath: false } as CreateStreamOptions);
   if (parsed.thrown !== undefined) return report(`lenient events (fast path off) threw: ${describe(parsed.thrown)}`);
   if (!sameJson(parsed.items, events)) return report(`events differ with the fast path off: ${firstDiff(events, parsed.items)}`);
+
+  // (7) the separate stages' hand-offs (MatchedRun, HandedFrame) must be invisible too
+  const separate = runStages(chunks, separateStages(c.options));
+  const unguarded = runStages(chunks, createEventsStage(c.options));
+  if (!sameJson(separate.items, unguarded.items)) return report(`separate stages differ from the fused stage: ${firstDiff(unguarded.items, separate.items)}`);
+  if (codeOf(separate.thrown) !== codeOf(unguarded.thrown)) {
+    return report(`separate stages threw ${codeOf(separate.thrown)}, the fused stage ${codeOf(unguarded.thrown)}`);
+  }
 
   if (chunks.length > 1) {
     const whole = runOutput<UnifiedEvent>([c.bytes], { ...c.options, output: 'events' });
@@ -494,6 +511,55 @@ export function runCase(c: FuzzCase): CaseReport {
     return report(`fused finals threw ${codeOf(finals.thrown)}, the accumulated events' finals ${codeOf(folded.thrown)}`, hadErrors);
   }
   return report(null, hadErrors);
+}
+
+/** framer → decoder → normalizer cores chained by hand, each told its consumer as StageTransform would. */
+function separateStages(o: CreateStreamOptions): Stage<Buffer, UnifiedEvent> {
+  const framerOptions = {
+    ...(o.maxFrameBytes === undefined ? {} : { maxFrameBytes: o.maxFrameBytes }),
+    ...(o.flushIncomplete === undefined ? {} : { flushIncomplete: o.flushIncomplete }),
+    positions: o.positions ?? false,
+  };
+  const framing = o.framing ?? 'auto';
+  const framer = createHandoffFramer((hook) => (framing === 'auto' ? createAutoFramer({ ...framerOptions, ...hook }) : createFramer(framing, { ...framerOptions, ...hook })));
+  const decoder = createDecoderStage(o.captures === undefined ? {} : { captures: o.captures });
+  const normalizer = createNormalizerStage({
+    dialect: o.dialect ?? 'auto',
+    ...(o.maxBlocks === undefined ? {} : { maxBlocks: o.maxBlocks }),
+    ...(o.maxToolArgumentBytes === undefined ? {} : { maxToolArgumentBytes: o.maxToolArgumentBytes }),
+  });
+  framer.consumedBy(decoder);
+  decoder.consumedBy(normalizer);
+  let out: (ev: UnifiedEvent) => void = () => {};
+  const toNormalizer = (pe: Parameters<typeof normalizer.push>[0]): void => normalizer.push(pe, out);
+  const toDecoder = (f: Parameters<typeof decoder.push>[0]): void => decoder.push(f, toNormalizer);
+  return {
+    push(chunk, emit) {
+      out = emit;
+      framer.push(chunk, toDecoder);
+    },
+    end(emit) {
+      out = emit;
+      framer.end(toDecoder);
+      decoder.end(toNormalizer);
+      normalizer.end(emit);
+    },
+  };
+}
+
+/** Runs a stage over the chunks; anything thrown is captured. */
+function runStages(chunks: Buffer[], stage: Stage<Buffer, UnifiedEvent>): RunOutcome<UnifiedEvent> {
+  const items: UnifiedEvent[] = [];
+  const emit = (ev: UnifiedEvent): void => {
+    items.push(ev);
+  };
+  try {
+    for (const c of chunks) stage.push(c, emit);
+    stage.end(emit);
+  } catch (thrown) {
+    return { items, thrown };
+  }
+  return { items, thrown: undefined };
 }
 
 /** The finals a standalone final accumulator makes of `events` (stopping where it throws). */

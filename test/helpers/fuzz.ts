@@ -14,7 +14,7 @@ import type { FramingName } from '../../lib/framing/detect.js';
 import { createOutputStage, type CreateStreamOptions } from '../../lib/pipeline/create-stream.js';
 import { createEventsStage } from '../../lib/pipeline/events-stage.js';
 import { createHandoffFramer } from '../../lib/pipeline/framer-handoff.js';
-import { createDecoderStage, createNormalizerStage } from '../../lib/pipeline/handoff.js';
+import { createDecoderStage, createNormalizerStage, takesTextRecords } from '../../lib/pipeline/handoff.js';
 import { createAutoFramer, createFramer } from '../../lib/framing/detect.js';
 import type { Stage } from '../../lib/stage.js';
 import { dialectNames } from '../../lib/dialects/registry.js';
@@ -428,7 +428,10 @@ function firstDiff(a: unknown[], b: unknown[]): string {
  * 7. the separate stages' cores composed as stream.pipeline wires them (the
  *    framer handing matched events to the decoder, the decoder frames to the
  *    normalizer), chunked: the same events, or the same fatal error after
- *    the same events, as the fused events stage without the lenient guard.
+ *    the same events, as the fused events stage without the lenient guard;
+ *    and with a final accumulator after the normalizer (text deltas handed on
+ *    as TextRecords), when nothing threw, the finals a standalone accumulator
+ *    makes of those events.
  */
 export function runCase(c: FuzzCase): CaseReport {
   const started = performance.now();
@@ -457,6 +460,13 @@ export function runCase(c: FuzzCase): CaseReport {
   if (!sameJson(separate.items, unguarded.items)) return report(`separate stages differ from the fused stage: ${firstDiff(unguarded.items, separate.items)}`);
   if (codeOf(separate.thrown) !== codeOf(unguarded.thrown)) {
     return report(`separate stages threw ${codeOf(separate.thrown)}, the fused stage ${codeOf(unguarded.thrown)}`);
+  }
+  if (unguarded.thrown === undefined) {
+    const staged = runStages<FinalResult>(chunks, separateStages(c.options, c.finalLimits));
+    const folded = foldFinals(unguarded.items, c.finalLimits);
+    if (!sameJson(staged.items, folded.items) || codeOf(staged.thrown) !== codeOf(folded.thrown)) {
+      return report(`separate stages' finals differ from the folded events': ${firstDiff(folded.items, staged.items)} (threw ${codeOf(staged.thrown)} / ${codeOf(folded.thrown)})`);
+    }
   }
 
   if (chunks.length > 1) {
@@ -513,8 +523,13 @@ export function runCase(c: FuzzCase): CaseReport {
   return report(null, hadErrors);
 }
 
-/** framer → decoder → normalizer cores chained by hand, each told its consumer as StageTransform would. */
-function separateStages(o: CreateStreamOptions): Stage<Buffer, UnifiedEvent> {
+/**
+ * framer → decoder → normalizer (→ final accumulator, given its limits) cores
+ * chained by hand, each told its consumer as StageTransform would.
+ */
+function separateStages(o: CreateStreamOptions): Stage<Buffer, UnifiedEvent>;
+function separateStages(o: CreateStreamOptions, finalLimits: FinalAccumulatorOptions): Stage<Buffer, FinalResult>;
+function separateStages(o: CreateStreamOptions, finalLimits?: FinalAccumulatorOptions): Stage<Buffer, UnifiedEvent | FinalResult> {
   const framerOptions = {
     ...(o.maxFrameBytes === undefined ? {} : { maxFrameBytes: o.maxFrameBytes }),
     ...(o.flushIncomplete === undefined ? {} : { flushIncomplete: o.flushIncomplete }),
@@ -530,28 +545,61 @@ function separateStages(o: CreateStreamOptions): Stage<Buffer, UnifiedEvent> {
   });
   framer.consumedBy(decoder);
   decoder.consumedBy(normalizer);
-  let out: (ev: UnifiedEvent) => void = () => {};
-  const toNormalizer = (pe: Parameters<typeof normalizer.push>[0]): void => normalizer.push(pe, out);
-  const toDecoder = (f: Parameters<typeof decoder.push>[0]): void => decoder.push(f, toNormalizer);
+  const stages: Stage<unknown, unknown>[] = [framer, decoder, normalizer] as Stage<unknown, unknown>[];
+  if (finalLimits !== undefined) {
+    const accumulator = createFinalAccumulator(finalLimits);
+    takesTextRecords(accumulator);
+    normalizer.consumedBy(accumulator);
+    stages.push(accumulator as Stage<unknown, unknown>);
+  }
+  return batchwise<UnifiedEvent | FinalResult>(stages);
+}
+
+/**
+ * Stages chained as StageTransforms run them: each takes the whole batch the
+ * one before made of an input chunk (its end included) before its own turn;
+ * a stage that throws still hands on what it emitted first, and a later
+ * stage failing on those items failed earlier in the fused stage's terms, so
+ * its error is the one reported.
+ */
+function batchwise<O>(stages: Stage<unknown, unknown>[]): Stage<Buffer, O> {
+  let failed = false;
+  function through(items: unknown[], ending: boolean, emit: (o: O) => void): void {
+    let failure: unknown = null;
+    for (const stage of stages) {
+      const out: unknown[] = [];
+      const collect = (x: unknown): void => {
+        out.push(x);
+      };
+      try {
+        for (const x of items) stage.push(x, collect);
+        if (ending && failure === null) stage.end(collect);
+      } catch (err) {
+        failure = err;
+      }
+      items = out;
+    }
+    for (const x of items) emit(x as O);
+    if (failure !== null) {
+      failed = true;
+      throw failure;
+    }
+  }
   return {
     push(chunk, emit) {
-      out = emit;
-      framer.push(chunk, toDecoder);
+      if (!failed) through([chunk], false, emit);
     },
     end(emit) {
-      out = emit;
-      framer.end(toDecoder);
-      decoder.end(toNormalizer);
-      normalizer.end(emit);
+      if (!failed) through([], true, emit);
     },
   };
 }
 
 /** Runs a stage over the chunks; anything thrown is captured. */
-function runStages(chunks: Buffer[], stage: Stage<Buffer, UnifiedEvent>): RunOutcome<UnifiedEvent> {
-  const items: UnifiedEvent[] = [];
-  const emit = (ev: UnifiedEvent): void => {
-    items.push(ev);
+function runStages<T = UnifiedEvent>(chunks: Buffer[], stage: Stage<Buffer, T>): RunOutcome<T> {
+  const items: T[] = [];
+  const emit = (x: T): void => {
+    items.push(x);
   };
   try {
     for (const c of chunks) stage.push(c, emit);

@@ -78,8 +78,10 @@ export function createGuardedEventsStage(options: CreateStreamOptions = {}): Gua
     out(ev);
     try {
       inner.abandon(check); // closes an open response with done(error)
-    } catch {
-      // the handler broke down mid-event (e.g. a limit tripped inside it): the error above is the answer
+    } catch (e) {
+      // a later stage failing on what the close flushed (an accumulator limit) fails the stream, as it would anywhere else
+      if (e instanceof Downstream) throw e.error;
+      // else the handler broke down mid-event (e.g. a limit tripped inside it): the error above is the answer
     }
   }
   return {

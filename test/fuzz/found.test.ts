@@ -5,8 +5,9 @@
 import t from 'tap';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 import type { UnifiedEvent } from '../../lib/events.js';
-import type { CreateStreamOptions } from '../../lib/pipeline/create-stream.js';
 import { checkEvents, runOutput } from '../helpers/fuzz.js';
+import { createGuardedEventsStage, type CreateStreamOptions } from '../../lib/pipeline/create-stream.js';
+import { LimitExceededError } from '../../lib/errors.js';
 
 function events(input: string, options: CreateStreamOptions = {}): UnifiedEvent[] {
   const r = runOutput<UnifiedEvent>([Buffer.from(input, 'utf8')], { ...options, output: 'events' });
@@ -99,4 +100,31 @@ t.test('limit-refused-call-gets-done: the same in Anthropic Messages (input whol
     'the refused call gets no delta or done',
   );
   tt.equal(evs[evs.length - 1]?.type, 'done', 'the response still ends with done');
+});
+
+t.test('abandon-swallows-downstream-limit: a later stage failing on what the close after a fatal framing error flushes', async (tt) => {
+  // A tool call with whole-JSON arguments is open when an overlong line ends the input: closing the
+  // response emits its tool_call_done, and the final accumulator's limit trips on it. The guard
+  // swallowed that failure (found as fused finals ≠ the finals of the same events, fuzz seed 2026 case 7048).
+  const input =
+    sse('message_start', { message: { id: 'msg_1', model: 'claude-x', usage: { input_tokens: 1, output_tokens: 1 } } }) +
+    sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} } }) +
+    sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"a":"' + 'x'.repeat(40) + '"}' } }) +
+    `data: ${'y'.repeat(300)}\n\n`;
+  const stage = createGuardedEventsStage({ maxFrameBytes: 200 });
+  const seen: string[] = [];
+  const limit = new LimitExceededError('maxToolArgumentBytes', 10, 'a later stage');
+  const emit = (ev: UnifiedEvent): void => {
+    seen.push(ev.type);
+    if (ev.type === 'tool_call_done') throw limit;
+  };
+  let thrown: unknown = null;
+  try {
+    stage.push(Buffer.from(input), emit);
+    stage.end(emit);
+  } catch (err) {
+    thrown = err;
+  }
+  tt.ok(seen.includes('tool_call_done'), 'the close flushed the tool call');
+  tt.equal(thrown, limit, "the later stage's failure fails the stream");
 });

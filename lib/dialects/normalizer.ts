@@ -76,12 +76,13 @@ export interface TextNormalizer extends Normalizer {
   /** True when an open response could take whole SSE events (see fast/event-template.ts). */
   readonly takesEvents: boolean;
   /**
-   * Offers the SSE event starting at `text[pos]` (`buf` read as latin1; `ascii`:
-   * `buf` has no byte above 0x7F) to the open response as frame `n`. Returns
-   * the event's end when it was fully handled, else -1 (nothing happened: the
-   * framer reads the event as usual).
+   * Offers the SSE event starting at `buf[pos]` to the open response as frame
+   * `n`. Returns the event's end when it was fully handled, else -1 (nothing
+   * happened: the framer reads the event as usual).
    */
-  pushEvent(text: string, pos: number, buf: Buffer, ascii: boolean, limit: number, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): number;
+  pushEvent(buf: Buffer, pos: number, limit: number, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): number;
+  /** A new input chunk (possibly a refilled Buffer) is about to be read. */
+  newChunk(): void;
   /**
    * An event an earlier stage recognised with an event template made from
    * payload template `origin` (separate stages): true when the open response
@@ -306,9 +307,12 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     get takesEvents() {
       return handler !== null && events.size > 0;
     },
-    pushEvent(text, pos, buf, ascii, limit, n, a, emit) {
+    newChunk() {
+      events.newChunk();
+    },
+    pushEvent(buf, pos, limit, n, a, emit) {
       if (handler?.onTemplate === undefined) return -1;
-      const end = events.match(text, pos, buf, ascii, limit);
+      const end = events.match(buf, pos, limit);
       return end >= 0 && takeMatch(events, n, a, emit) ? end : -1;
     },
     pushMatched(match, origin, n, a, emit) {

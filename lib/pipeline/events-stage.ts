@@ -16,9 +16,6 @@ import { createAutoFramer, createFramer, type FramingName, type FramingOption } 
 import type { Chunk } from '../framing/bytes.js';
 import type { InternalSseOptions, SseEventHook } from '../framing/sse.js';
 import { chain } from '../stage.js';
-import { isAscii } from 'node:buffer';
-import { ASCII_CHECK_MIN, MAX_EVENT_CHUNK } from '../dialects/fast/event-template.js';
-import { latin1 } from '../framing/utf8.js';
 
 export interface EventsStageOptions extends DialectLimitOptions {
   /** @defaultValue 'auto' */
@@ -55,8 +52,6 @@ interface InternalOptions {
 
 export function createEventsStage(options: EventsStageOptions = {}): EventsStage {
   const fast = (options as InternalOptions).fastPath !== false;
-  /** The buffer whose latin1 text the event hook holds. */
-  let chunk: Buffer | null = null;
   const hook: SseEventHook | undefined = fast ? createEventHook() : undefined;
   const framerOptions: InternalSseOptions & { maxFrameBytes?: number; flushIncomplete?: boolean; positions: boolean } = {
     ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
@@ -97,21 +92,14 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
   };
   const fused = chain(framer, frames);
 
-  /** SSE events taken whole from the bytes (fast/event-template.ts); a chunk's latin1 text is made once, on first use. */
+  /** SSE events taken whole from the bytes (fast/event-template.ts). */
   function createEventHook(): SseEventHook {
-    let text = '';
-    let ascii = false;
     return {
       tryEvent(buf, pos, limit, _id, frame, offset) {
-        if (!normalizer.takesEvents || buf.length > MAX_EVENT_CHUNK) return -1;
-        if (buf !== chunk) {
-          chunk = buf;
-          text = latin1(buf, 0, buf.length);
-          ascii = buf.length >= ASCII_CHECK_MIN && isAscii(buf);
-        }
+        if (!normalizer.takesEvents) return -1;
         const at = offset < 0 ? undefined : { frame, offset };
         const n = decoder.peek(at);
-        const end = normalizer.pushEvent(text, pos, buf, ascii, limit, n, at, out);
+        const end = normalizer.pushEvent(buf, pos, limit, n, at, out);
         if (end >= 0) decoder.skip(n);
         return end;
       },
@@ -122,7 +110,7 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
   return {
     push(c, emit) {
       out = emit;
-      chunk = null; // a caller may refill the same Buffer
+      normalizer.newChunk(); // a caller may refill the same Buffer
       fused.push(c, emit);
     },
     end: fused.end,

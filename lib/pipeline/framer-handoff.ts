@@ -9,13 +9,11 @@
  * Anything else reading the framer gets plain frames: the framer only
  * matches while that chain stands.
  */
-import { isAscii } from 'node:buffer';
-import { latin1 } from '../framing/utf8.js';
 import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { InternalSseOptions, SseEventHook } from '../framing/sse.js';
-import { ASCII_CHECK_MIN, EventTemplateStore, MAX_EVENT_CHUNK, MatchedRun } from '../dialects/fast/event-template.js';
+import { EventTemplateStore, MatchedRun } from '../dialects/fast/event-template.js';
 import { isDecoderStage, type DecoderStage } from './handoff.js';
 import type { ConsumerAwareStage } from './transform.js';
 
@@ -23,9 +21,6 @@ import type { ConsumerAwareStage } from './transform.js';
 export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Chunk, Frame>): Stage<Chunk, Frame> & ConsumerAwareStage {
   const events = new EventTemplateStore();
   let decoder: DecoderStage | null = null;
-  let chunk: Buffer | null = null;
-  let text = '';
-  let ascii = false;
 
   let out: Emit<Frame> = () => {};
   /** The run matched events go into; handed on whole before any other frame and at the end of each chunk. */
@@ -38,13 +33,8 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
   }
   const hook: SseEventHook = {
     tryEvent(buf, pos, limit, id, frameNo, offset) {
-      if (events.size === 0 || decoder === null || decoder.next === null || buf.length > MAX_EVENT_CHUNK) return -1;
-      if (buf !== chunk) {
-        chunk = buf;
-        text = latin1(buf, 0, buf.length);
-        ascii = buf.length >= ASCII_CHECK_MIN && isAscii(buf);
-      }
-      const end = events.match(text, pos, buf, ascii, limit);
+      if (decoder === null || decoder.next === null) return -1;
+      const end = events.match(buf, pos, limit);
       if (end < 0) return -1;
       const frame = events.frame();
       frame.id = id;
@@ -71,7 +61,7 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
   return {
     push(c, emit) {
       out = emit;
-      chunk = null; // a caller may refill the same Buffer
+      events.newChunk(); // a caller may refill the same Buffer
       try {
         framer.push(c, learn);
       } finally {

@@ -14,20 +14,11 @@
  * anything, so an invalid sequence leaves the event to the ordinary path and
  * its invalid_utf8 report.
  */
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import type { Frame, Position } from '../../events.js';
 import type { FrameDecoder } from '../decoder.js';
 import { latin1, utf8 } from '../../framing/utf8.js';
-import {
-  HIT_RATIO,
-  LEARN_BUDGET,
-  MAX_FAILED_LEARNS,
-  MAX_TEMPLATES,
-  escapeRe,
-  unescapeJson,
-  type Template,
-  type TemplateMatch,
-} from './template.js';
+import { LearnedTemplates, escapeRe, unescapeJson, type Template, type TemplateMatch } from './template.js';
 
 interface EventTemplate {
   readonly re: RegExp;
@@ -131,7 +122,7 @@ const NONE_DECODED: readonly (string | undefined)[] = [];
  * scan, then no per-capture test on an ASCII chunk); on smaller ones the call
  * costs more than testing their few captures.
  */
-export const ASCII_CHECK_MIN = 16 * 1024;
+const ASCII_CHECK_MIN = 16 * 1024;
 /**
  * Larger chunks are read the ordinary way: their latin1 text would double
  * their memory for the length of the chunk, and V8 cannot make a string of
@@ -157,10 +148,7 @@ function compileSticky(source: string): RegExp {
 
 /** The event templates of one stream, and the reader of the last match. */
 export class EventTemplateStore implements TemplateMatch {
-  private list: EventTemplate[] = [];
-  private failedLearns = 0;
-  private learned = 0;
-  private hits = 0;
+  private readonly learned = new LearnedTemplates<EventTemplate>();
   private m: RegExpExecArray | null = null;
   private groups: readonly number[] = [];
   /** Per capture group: the UTF-8 decoded string, when the latin1 capture held bytes above 0x7F. */
@@ -168,31 +156,42 @@ export class EventTemplateStore implements TemplateMatch {
   /** True when the last match decoded a capture (else `decoded` holds nothing). */
   private anyDecoded = false;
   private template: EventTemplate | null = null;
-  private text = '';
   private pos = 0;
   private end = 0;
-  /** Where `tail` last occurs in `scanned`: an event that would end past it cannot match (it goes on in the next chunk). */
-  private scanned = '';
+  /** The chunk being read, its latin1 text (made on first use) and whether it is known to be all ASCII. */
+  private chunk: Buffer | null = null;
+  private text = '';
+  private ascii = false;
+  /** Where `tail` last occurs in `text`: an event that would end past it cannot match (it goes on in the next chunk). */
   private tail = '';
   private lastTail = -1;
   kind = 0;
 
   get size(): number {
-    return this.list.length;
+    return this.learned.list.length;
+  }
+
+  /** The next chunk may be a Buffer read before, refilled by its caller: its text is made anew. */
+  newChunk(): void {
+    this.chunk = null;
   }
 
   /**
-   * Recognises the event starting at `text[pos]`, where `text` is `buf` read
-   * as latin1 and `ascii` is true when `buf` is known to be all ASCII. Returns the event's
-   * end, or -1 (no template matches, the event is longer than `limit`, or a
-   * captured string is not valid UTF-8).
+   * Recognises the event starting at `buf[pos]`. Returns the event's end, or
+   * -1 (no template matches, the event is longer than `limit`, a captured
+   * string is not valid UTF-8, or the chunk is over MAX_EVENT_CHUNK).
    */
-  match(text: string, pos: number, buf: Buffer, ascii: boolean, limit: number): number {
-    const list = this.list;
-    if (text !== this.scanned) {
-      this.scanned = text;
+  match(buf: Buffer, pos: number, limit: number): number {
+    const list = this.learned.list;
+    if (list.length === 0 || buf.length > MAX_EVENT_CHUNK) return -1;
+    if (buf !== this.chunk) {
+      this.chunk = buf;
+      this.text = latin1(buf, 0, buf.length);
+      this.ascii = buf.length >= ASCII_CHECK_MIN && isAscii(buf);
       this.tail = '';
     }
+    const text = this.text;
+    const ascii = this.ascii;
     for (let i = 0; i < list.length; i++) {
       const t = list[i]!;
       if (t.tail !== this.tail) {
@@ -223,19 +222,14 @@ export class EventTemplateStore implements TemplateMatch {
         decoded[g] = s;
         anyDecoded = true;
       }
-      if (i > 0) {
-        list.splice(i, 1);
-        list.unshift(t);
-      }
+      this.learned.hit(i);
       this.m = m;
       this.groups = t.groups;
       this.kind = t.kind;
       this.anyDecoded = anyDecoded;
       this.template = t;
-      this.text = text;
       this.pos = pos;
       this.end = end;
-      this.hits++;
       return end;
     }
     return -1;
@@ -264,40 +258,32 @@ export class EventTemplateStore implements TemplateMatch {
    * payload buf[dataStart, dataEnd) `template` has just recognised.
    */
   learn(template: Template | null, event: string, buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void {
-    if (template === null || template.lineSource === null || this.failedLearns >= MAX_FAILED_LEARNS) return;
+    if (template === null || template.lineSource === null || !this.learned.learning) return;
     // an event name, a few field lines and line ends; more (long comments) is not worth a regex of its own
     if (dataStart - start + (end - dataEnd) > MAX_LITERAL) return;
     const prefix = latin1(buf, start, dataStart);
     const suffix = latin1(buf, dataEnd, end);
     if (NOT_ASCII.test(prefix) || NOT_ASCII.test(suffix)) return;
     const source = escapeRe(prefix) + template.lineSource + escapeRe(suffix);
-    for (const t of this.list) if (t.source === source) return;
+    for (const t of this.learned.list) if (t.source === source) return;
     const re = compileSticky(source);
     const block = latin1(buf, start, end);
     re.lastIndex = 0;
-    if (re.exec(block) === null || re.lastIndex !== block.length) {
-      this.failedLearns++;
-      return;
-    }
-    if (this.list.length >= MAX_TEMPLATES) this.list.pop();
-    this.list.unshift({ re, source, kind: template.kind, groups: template.groups, strings: template.strings, event, prefix: prefix.length, suffix: suffix.length, tail: suffix, origin: template });
-    if (++this.learned >= LEARN_BUDGET && this.hits < this.learned * HIT_RATIO) this.failedLearns = MAX_FAILED_LEARNS;
+    if (re.exec(block) === null || re.lastIndex !== block.length) this.learned.miss();
+    else this.learned.add({ re, source, kind: template.kind, groups: template.groups, strings: template.strings, event, prefix: prefix.length, suffix: suffix.length, tail: suffix, origin: template });
   }
 
   /** True while learning is worth trying. */
   get learning(): boolean {
-    return this.failedLearns < MAX_FAILED_LEARNS;
+    return this.learned.learning;
   }
 
   clear(): void {
-    this.list = [];
-    this.failedLearns = 0;
-    this.learned = 0;
-    this.hits = 0;
+    this.learned.clear();
     this.m = null;
     this.template = null;
+    this.chunk = null;
     this.text = '';
-    this.scanned = '';
     this.tail = '';
   }
 }

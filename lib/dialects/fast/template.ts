@@ -315,16 +315,62 @@ function compile(source: string): RegExp {
 }
 
 /** Templates kept per stream and dialect; the most recently matched is tried first. */
-export const MAX_TEMPLATES = 8;
+const MAX_TEMPLATES = 8;
 /** Learned templates that did not match their own text (another formatting) before learning stops. */
-export const MAX_FAILED_LEARNS = 16;
+const MAX_FAILED_LEARNS = 16;
 /**
  * Past this many learned templates, learning stops unless templates earn
  * their keep (HIT_RATIO matches per template learned): a stream whose layout
  * changes on every payload would otherwise build a regex per frame.
  */
-export const LEARN_BUDGET = 32;
-export const HIT_RATIO = 16;
+const LEARN_BUDGET = 32;
+const HIT_RATIO = 16;
+
+/**
+ * The templates one stream learned (payload or event templates), most
+ * recently matched first, and the budget that stops learning when they do
+ * not pay.
+ */
+export class LearnedTemplates<T> {
+  list: T[] = [];
+  private failed = 0;
+  private learned = 0;
+  private hits = 0;
+
+  /** True while learning is worth trying. */
+  get learning(): boolean {
+    return this.failed < MAX_FAILED_LEARNS;
+  }
+
+  /** list[i] matched: it goes first. */
+  hit(i: number): void {
+    this.hits++;
+    if (i > 0) {
+      const list = this.list;
+      const t = list[i]!;
+      list.splice(i, 1);
+      list.unshift(t);
+    }
+  }
+
+  /** A learned template did not match the text it was learned from. */
+  miss(): void {
+    this.failed++;
+  }
+
+  add(t: T): void {
+    if (this.list.length >= MAX_TEMPLATES) this.list.pop();
+    this.list.unshift(t);
+    if (++this.learned >= LEARN_BUDGET && this.hits < this.learned * HIT_RATIO) this.failed = MAX_FAILED_LEARNS;
+  }
+
+  clear(): void {
+    this.list = [];
+    this.failed = 0;
+    this.learned = 0;
+    this.hits = 0;
+  }
+}
 
 /** The payload a template just recognised: its kind and fields (valid until the next match). */
 export interface TemplateMatch {
@@ -339,10 +385,7 @@ export interface TemplateMatch {
 
 /** The templates of one stream, and the reader of the last match. */
 export class TemplateStore implements TemplateMatch {
-  private list: Template[] = [];
-  private failedLearns = 0;
-  private learned = 0;
-  private hits = 0;
+  private readonly learned = new LearnedTemplates<Template>();
   private m: RegExpExecArray | null = null;
   private groups: readonly number[] = [];
   kind = 0;
@@ -351,21 +394,17 @@ export class TemplateStore implements TemplateMatch {
 
   /** Recognises `text` with one of the templates; false when none matches. */
   match(text: string): boolean {
-    const list = this.list;
+    const list = this.learned.list;
     if (list.length === 0 || text.length > MAX_TEMPLATE_TEXT) return false;
     for (let i = 0; i < list.length; i++) {
       const t = list[i]!;
       const m = t.re.exec(text);
       if (m === null) continue;
-      if (i > 0) {
-        list.splice(i, 1);
-        list.unshift(t);
-      }
+      this.learned.hit(i);
       this.m = m;
       this.groups = t.groups;
       this.kind = t.kind;
       this.last = t;
-      this.hits++;
       return true;
     }
     return false;
@@ -373,13 +412,13 @@ export class TemplateStore implements TemplateMatch {
 
   /** True while `t` is one of this stream's templates. */
   holds(t: Template): boolean {
-    return this.list.includes(t);
+    return this.learned.list.includes(t);
   }
 
   /** The template that would recognise `text`, without making it the last match. */
   recognise(text: string): Template | null {
     if (text.length > MAX_TEMPLATE_TEXT) return null;
-    for (const t of this.list) if (t.re.test(text)) return t;
+    for (const t of this.learned.list) if (t.re.test(text)) return t;
     return null;
   }
 
@@ -405,27 +444,19 @@ export class TemplateStore implements TemplateMatch {
 
   /** Adds a template learned from `text`'s parsed payload, if it matches `text` itself. */
   learn(template: Template | null, text: string): void {
-    if (template === null || this.failedLearns >= MAX_FAILED_LEARNS || text.length > MAX_TEMPLATE_TEXT) return;
-    for (const t of this.list) if (t.re === template.re) return;
-    if (!template.re.test(text)) {
-      this.failedLearns++;
-      return;
-    }
-    if (this.list.length >= MAX_TEMPLATES) this.list.pop();
-    this.list.unshift(template);
-    if (++this.learned >= LEARN_BUDGET && this.hits < this.learned * HIT_RATIO) this.failedLearns = MAX_FAILED_LEARNS;
+    if (template === null || !this.learned.learning || text.length > MAX_TEMPLATE_TEXT) return;
+    for (const t of this.learned.list) if (t.re === template.re) return;
+    if (!template.re.test(text)) this.learned.miss();
+    else this.learned.add(template);
   }
 
   /** True while learning is worth trying. */
   get learning(): boolean {
-    return this.failedLearns < MAX_FAILED_LEARNS;
+    return this.learned.learning;
   }
 
   clear(): void {
-    this.list = [];
-    this.failedLearns = 0;
-    this.learned = 0;
-    this.hits = 0;
+    this.learned.clear();
     this.m = null;
     this.last = null;
   }

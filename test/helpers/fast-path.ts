@@ -2,6 +2,7 @@
 import type { DialectOption } from '../../lib/events.js';
 import type { FramingOption } from '../../lib/framing/detect.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
+import { runChunks } from './run.js';
 
 export interface Config {
   dialect?: DialectOption;
@@ -13,31 +14,30 @@ export interface Config {
 /** Events (or finals, or text) of one run, with a fatal error kept as a value. */
 export function run(chunks: Buffer[], config: Config, output: 'events' | 'final' | 'text', positions: boolean, fastPath: boolean): unknown[] {
   const stage = createOutputStage({ ...config, output, positions, fastPath } as Parameters<typeof createOutputStage>[0]);
-  const out: unknown[] = [];
-  const emit = (x: unknown): void => {
-    out.push(x);
-  };
+  const { items, error } = runChunks<Buffer, unknown>(stage, chunks);
+  return error === null ? items : [...items, { thrown: error.name, message: error.message }];
+}
+
+/** Runs `fn` with JSON.parse watched: `onText` sees every text it parses. */
+export function watchingJsonParse(onText: (text: string) => void, fn: () => void): void {
+  const parse = JSON.parse;
+  JSON.parse = function (this: unknown, text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) {
+    if (typeof text === 'string') onText(text);
+    return parse.call(JSON, text, reviver) as unknown;
+  } as typeof JSON.parse;
   try {
-    for (const c of chunks) stage.push(c, emit);
-    stage.end(emit);
-  } catch (err) {
-    out.push({ thrown: (err as Error).name, message: (err as Error).message });
+    fn();
+  } finally {
+    JSON.parse = parse;
   }
-  return out;
 }
 
 /** The payload texts JSON.parse saw during a fast-path run (positions off: every fast path may apply). */
 export function parsedTexts(bytes: Buffer, config: Config): Set<string> {
-  const parse = JSON.parse;
   const seen = new Set<string>();
-  JSON.parse = function (this: unknown, text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) {
-    if (typeof text === 'string') seen.add(text);
-    return parse.call(JSON, text, reviver) as unknown;
-  } as typeof JSON.parse;
-  try {
-    run([bytes], config, 'events', false, true);
-  } finally {
-    JSON.parse = parse;
-  }
+  watchingJsonParse(
+    (text) => seen.add(text),
+    () => run([bytes], config, 'events', false, true),
+  );
   return seen;
 }

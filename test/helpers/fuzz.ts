@@ -19,6 +19,7 @@ import { createAutoFramer, createFramer } from '../../lib/framing/detect.js';
 import type { Stage } from '../../lib/stage.js';
 import { dialectNames } from '../../lib/dialects/registry.js';
 import { rng } from './chunks.js';
+import { runChunks } from './run.js';
 import { corpusFiles, repoRoot } from './corpus.js';
 
 // ---------------------------------------------------------------------------
@@ -597,17 +598,8 @@ function batchwise<O>(stages: Stage<unknown, unknown>[]): Stage<Buffer, O> {
 
 /** Runs a stage over the chunks; anything thrown is captured. */
 function runStages<T = UnifiedEvent>(chunks: Buffer[], stage: Stage<Buffer, T>): RunOutcome<T> {
-  const items: T[] = [];
-  const emit = (x: T): void => {
-    items.push(x);
-  };
-  try {
-    for (const c of chunks) stage.push(c, emit);
-    stage.end(emit);
-  } catch (thrown) {
-    return { items, thrown };
-  }
-  return { items, thrown: undefined };
+  const { items, error } = runChunks(stage, chunks);
+  return { items, thrown: error ?? undefined };
 }
 
 /** The finals a standalone final accumulator makes of `events` (stopping where it throws). */

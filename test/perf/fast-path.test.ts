@@ -11,7 +11,7 @@ import type { DialectOption, UnifiedEvent } from '../../lib/events.js';
 import { FIXTURE_DIALECTS, FIXTURE_SHAPES, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
 import { corpusFiles, hasCorpus, repoRoot } from '../helpers/corpus.js';
 import { randomChunks } from '../helpers/chunks.js';
-import { parsedTexts, run, type Config } from '../helpers/fast-path.js';
+import { parsedTexts, run, watchingJsonParse, type Config } from '../helpers/fast-path.js';
 
 /** Asserts fast on = fast off for events (positions on and off), finals and text output, whole and at two random chunkings. */
 function same(t: Test, name: string, bytes: Buffer, config: Config): void {
@@ -158,17 +158,13 @@ t.test('the normalizer hands template text deltas to a text sink, and emits them
 
 /** JSON.parse calls on whole payloads (`{…}`) during one run. */
 function payloadParses(bytes: Buffer, config: Config, fastPath: boolean): number {
-  const parse = JSON.parse;
   let n = 0;
-  JSON.parse = function (this: unknown, text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) {
-    if (typeof text === 'string' && text.trimStart().startsWith('{')) n++;
-    return parse.call(JSON, text, reviver) as unknown;
-  } as typeof JSON.parse;
-  try {
-    run([bytes], config, 'final', false, fastPath);
-  } finally {
-    JSON.parse = parse;
-  }
+  watchingJsonParse(
+    (text) => {
+      if (text.trimStart().startsWith('{')) n++;
+    },
+    () => run([bytes], config, 'final', false, fastPath),
+  );
   return n;
 }
 

@@ -271,12 +271,13 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     handler = null;
   }
 
-  /** A whole event recognised by an event template: the open response's handler takes it, or nothing happens. */
+  /** A payload or a whole event a template recognised: the open response's handler takes it, or nothing happens. */
   function takeMatch(match: TemplateMatch, n: number, a: Position | undefined, emit: Emit<UnifiedEvent>): boolean {
     missed = null;
     out = emit;
     at = a;
     frame = n;
+    // (left set if onTemplate throws: harmless, ctx.text is only called from onTemplate)
     sink = textSink;
     const handled = handler!.onTemplate!(match);
     sink = null;
@@ -290,18 +291,9 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     },
     pushText(text, n, a, emit) {
       missed = null;
-      const h = handler;
-      if (h === null || h.onTemplate === undefined) return false;
-      if (templates.match(text)) {
-        out = emit;
-        at = a;
-        frame = n;
-        // (left set if onTemplate throws: harmless, ctx.text is only called from onTemplate)
-        sink = textSink;
-        const handled = h.onTemplate(templates);
-        sink = null;
-        if (handled) return true;
-      } else if (templates.learning) missed = text;
+      if (handler?.onTemplate === undefined) return false;
+      if (templates.match(text)) return takeMatch(templates, n, a, emit);
+      if (templates.learning) missed = text;
       return false;
     },
     get takesEvents() {

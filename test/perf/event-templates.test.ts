@@ -137,6 +137,28 @@ t.test('Anthropic text deltas as whole events: same as the ordinary path', async
   await sameEverywhere(t, 'an event with two data lines', anthropic(WORDS, { extra: (i) => (i === 6 ? ['data: {"type":"ping"}'] : []) }), config);
 });
 
+t.test('text dense in non-ASCII: chunks read through the UTF-8 view give what the ordinary path gives', async (t) => {
+  const config: Config = { dialect: 'anthropic-messages' };
+  // most deltas non-ASCII (so later chunks are decoded whole), and every fourth event
+  // made ordinary by an id line while it carries 2-, 3- and 4-byte characters
+  const DENSE = ['\u043f\u043e\u0442\u043e\u043a', ' caf\u00e9 ', ' \ud83d\ude42\ud83d\ude80', '\u6771\u4eac\u90fd', ' \u00fc\u00df \u2014 "q"\n', ' plain'];
+  const deltas = Array.from({ length: 40 }, (_, i) => DENSE[i % DENSE.length]! + i);
+  const ordinary = (i: number): boolean => i >= 2 && i < deltas.length + 2 && i % 4 === 0;
+  const bytes = anthropic(deltas, { extra: (i) => (ordinary(i) ? [`id: ${i}`] : []) });
+  await sameEverywhere(t, 'dense non-ASCII with ordinary events between', bytes, config);
+  await sameEverywhere(t, 'the same with CRLF', anthropic(deltas, { eol: '\r\n', extra: (i) => (ordinary(i) ? [`id: ${i}`] : []) }), config);
+  // the second chunk follows a chunk of mostly non-ASCII events: every delta event in it
+  // that is not ordinary is taken whole, those after an ordinary one included
+  const split = bytes.indexOf('event: content_block_delta', bytes.length >> 2);
+  const second = bytes.subarray(split).toString();
+  const inSecond = second.split('\n\n').filter((e) => e.includes('"text_delta"'));
+  const expected = inSecond.filter((e) => !e.includes('\nid: ')).length;
+  const first = eventMatches(() => run([bytes.subarray(0, split)], config, 'events', false, true));
+  const both = eventMatches(() => run([bytes.subarray(0, split), bytes.subarray(split)], config, 'events', false, true));
+  t.ok(expected > 20, `${expected} events to take in the second chunk`);
+  t.equal(both - first, expected, 'every such event of the second chunk taken whole');
+});
+
 t.test('invalid UTF-8 inside a delta taken whole: reported as on the ordinary path', async (t) => {
   const config: Config = { dialect: 'anthropic-messages' };
   const good = anthropic([...WORDS, 'BAD', ...WORDS]);

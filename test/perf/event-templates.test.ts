@@ -157,6 +157,11 @@ t.test('text dense in non-ASCII: chunks read through the UTF-8 view give what th
   const both = eventMatches(() => run([bytes.subarray(0, split), bytes.subarray(split)], config, 'events', false, true));
   t.ok(expected > 20, `${expected} events to take in the second chunk`);
   t.equal(both - first, expected, 'every such event of the second chunk taken whole');
+  // in that view an ignored string may hold characters above U+00FF (the line form keeps out only U+0080-U+00FF)
+  const chat = (model: string, content: string): string =>
+    `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":${JSON.stringify(model)},"choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]}\n\n`;
+  const body = [chat('gpt', ''), ...deltas.map((d, i) => chat(i % 5 === 4 ? 'gpt-\u6771' : i % 7 === 6 ? 'gpt-\u00e9' : 'gpt', d)), 'data: [DONE]\n\n'];
+  await sameEverywhere(t, 'dense non-ASCII, non-ASCII in an ignored field', Buffer.from(body.join('')), { dialect: 'openai-chat' });
 });
 
 t.test('invalid UTF-8 inside a delta taken whole: reported as on the ordinary path', async (t) => {

@@ -21,6 +21,9 @@
  *   UTF-8 is left to the ordinary path whole. Text offsets are mapped back to
  *   byte offsets: an event's extra UTF-8 bytes are all in its payload, and the
  *   bytes the ordinary path reads between two events are counted one by one.
+ *   (The line form's ASCII-only classes exclude U+0080-U+00FF, not all of
+ *   non-ASCII, in this view: an ignored string may match with other
+ *   characters, still inside the payload, which is all the mapping needs.)
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import type { Frame, Position } from '../../events.js';

@@ -10,7 +10,7 @@
  * the mutated bytes and the case's options saved to a temp directory.
  *
  * Options: --cases N (default 200000), --seed N (default: random, printed),
- * --from I (first case), --max-case-ms N (default 2000), --hang-ms N (default
+ * --from I (first case), --max-case-ms N (default 10000), --hang-ms N (default
  * 30000), --max-heap-mib N (default 1024), --stop-on-known.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -98,7 +98,7 @@ function parseArgs(argv: string[]): RunConfig {
     seed: Math.floor(Math.random() * 2 ** 31),
     from: 0,
     cases: 200_000,
-    maxCaseMs: 2000,
+    maxCaseMs: 10_000,
     hangMs: 30_000,
     maxHeapBytes: 1024 * 2 ** 20,
     stopOnKnown: false,

@@ -119,3 +119,21 @@ t.test('limits: maxTextBytes (UTF-8) and maxBlocks', async (t) => {
   );
   t.throws(() => createTextAccumulator({ maxTextBytes: -5 }), OptionError);
 });
+
+t.test('a block joins its deltas in groups: short ones 256 at a time, long ones until the group is a large object', async (t) => {
+  const { TextBlock } = await import('../../lib/accumulate/text.js');
+  // [deltas' length, deltas per group]: 256, or (256 of them holding 35,000 to 70,000
+  // characters) as many as make 70,000 characters
+  for (const [size, perGroup] of [[7, 256], [100, 256], [183, 383], [300, 256], [40_000, 256]] as const) {
+    const block = new TextBlock('text', 0, 0, -1);
+    const deltas = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(0x430 + (i % 32)).repeat(size - 1) + (i % 10));
+    for (const d of deltas) block.append(d);
+    const groups = Math.floor(3000 / perGroup);
+    t.equal(block.parts.length, groups + (3000 - groups * perGroup), `${size}-character deltas: ${groups} groups and the rest pending`);
+    t.ok(block.parts.slice(0, groups).every((g) => g.length === perGroup * size), `${size}-character deltas: groups of ${perGroup}`);
+    t.equal(block.text(), deltas.join(''), `${size}-character deltas: the text is every delta in order`);
+    t.equal(block.parts.length, 1, 'read once, kept joined');
+    block.append('more');
+    t.equal(block.text(), deltas.join('') + 'more', 'a delta after a read');
+  }
+});

@@ -195,7 +195,11 @@ export class EventTemplateStore implements TemplateMatch {
   /** UTF-8 view: a byte offset in the chunk and the text offset it maps to (the end of the last match). */
   private atByte = 0;
   private atChar = 0;
-  /** Events matched in the chunk, and how many of them held bytes above 0x7F: the next chunk's view follows from them. */
+  /**
+   * Events matched, and how many of them held bytes above 0x7F, the counts
+   * halved at each chunk (small chunks hold a few events each): the next
+   * chunk's view follows from them.
+   */
   private matched = 0;
   private high = 0;
   /** Where `tail` last occurs in `text`: an event that would end past it cannot match (it goes on in the next chunk). */
@@ -260,11 +264,11 @@ export class EventTemplateStore implements TemplateMatch {
     return -1;
   }
 
-  /** Makes the chunk's text from byte `pos` on, in the view the last chunk's events call for. */
+  /** Makes the chunk's text from byte `pos` on, in the view the last chunks' events call for. */
   private read(buf: Buffer, pos: number): void {
     this.utf8View = this.high * 2 > this.matched;
-    this.matched = 0;
-    this.high = 0;
+    this.matched /= 2;
+    this.high /= 2;
     this.chunk = buf;
     this.tail = '';
     this.atByte = pos;

@@ -9,8 +9,8 @@
  *
  * Bytes above 0x7F can only be inside captured strings (the line form admits
  * ASCII elsewhere, and the block's own bytes must be ASCII). A chunk is read
- * one of two ways, chosen by how many events of the chunk before held such
- * bytes:
+ * one of two ways, chosen by how many of the matched events of the chunks
+ * before (the last ones counting most) held such bytes:
  * - as latin1 (one character per byte, so string offsets are byte offsets);
  *   the few captures holding bytes above 0x7F are decoded as UTF-8 from the
  *   chunk and validated before the handler sees anything, so an invalid

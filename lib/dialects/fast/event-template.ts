@@ -25,10 +25,10 @@
  *   non-ASCII, in this view: an ignored string may match with other
  *   characters, still inside the payload, which is all the mapping needs.)
  */
-import { isAscii, isUtf8 } from 'node:buffer';
+import { isAscii } from 'node:buffer';
 import type { Frame, Position } from '../../events.js';
 import type { FrameDecoder } from '../decoder.js';
-import { latin1, utf8 } from '../../framing/utf8.js';
+import { latin1, replacedInvalidUtf8, utf8, wholeCharEnd } from '../../framing/utf8.js';
 import { LearnedTemplates, escapeRe, unescapeJson, type Template, type TemplateMatch } from './template.js';
 
 interface EventTemplate {
@@ -243,13 +243,10 @@ export class EventTemplateStore implements TemplateMatch {
       const endChar = re.lastIndex;
       const end = this.mapped ? this.byteEnd(buf, pos, t, endChar - at) : pos + endChar - at;
       if (end - pos > limit) return -1;
-      let high = end - pos !== endChar - at;
-      if (!this.utf8View) {
-        if (!this.decodeCaptures(buf, m, t, pos)) return -1;
-        high = this.anyDecoded;
-      }
+      if (!this.utf8View && !this.decodeCaptures(buf, m, t, pos)) return -1;
       this.matched++;
-      if (high) this.high++;
+      // non-ASCII text: extra bytes (UTF-8 view) or a capture decoded (latin1 view)
+      if (this.utf8View ? end - pos !== endChar - at : this.anyDecoded) this.high++;
       this.learned.hit(i);
       this.m = m;
       this.groups = t.groups;
@@ -281,15 +278,11 @@ export class EventTemplateStore implements TemplateMatch {
       return;
     }
     this.base = pos;
-    let cut = buf.length;
     // a character the next chunk finishes is left out (it would decode as U+FFFD)
-    let lead = cut - 1;
-    while (lead > pos && lead > cut - 4 && (buf[lead]! & 0xc0) === 0x80) lead--;
-    const b = buf[lead]!;
-    if (lead >= pos && b >= 0xc0 && lead + (b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2) > cut) cut = lead;
+    const cut = wholeCharEnd(buf, pos);
     const text = pos === cut ? '' : this.decoder.decode(buf.subarray(pos, cut), STREAM);
     // (an invalid byte may decode to one U+FFFD: equal lengths alone do not prove ASCII)
-    this.text = text.indexOf('\uFFFD') !== -1 && !isUtf8(buf.subarray(pos, cut)) ? '' : text;
+    this.text = replacedInvalidUtf8(text, buf, pos, cut) ? '' : text;
     this.mapped = text.length !== cut - pos;
   }
 
@@ -336,7 +329,7 @@ export class EventTemplateStore implements TemplateMatch {
       // Any occurrence of the same bytes decodes the same: the first from pos will do.
       const at = text.indexOf(c, pos);
       const s = utf8(buf, at, at + c.length);
-      if (s.indexOf('\uFFFD') !== -1 && !isUtf8(buf.subarray(at, at + c.length))) return false;
+      if (replacedInvalidUtf8(s, buf, at, at + c.length)) return false;
       decoded[g] = s;
       anyDecoded = true;
     }

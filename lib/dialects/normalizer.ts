@@ -305,7 +305,8 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     pushEvent(buf, pos, limit, n, a, emit) {
       if (handler?.onTemplate === undefined) return -1;
       const end = events.match(buf, pos, limit);
-      return end >= 0 && takeMatch(events, n, a, emit) ? end : -1;
+      if (end < 0) return end; // -1, or EVENT_CUT for the line splitter
+      return takeMatch(events, n, a, emit) ? end : -1;
     },
     pushMatched(match, origin, n, a, emit) {
       return handler?.onTemplate !== undefined && templates.holds(origin) && takeMatch(match, n, a, emit);

@@ -5,6 +5,12 @@
  * never occur inside a multi-byte UTF-8 sequence), so code points split across
  * chunks need no special care, and byte offsets come for free.
  * A line that spans chunks is kept as fragments and joined once (linear time).
+ *
+ * An event the line-start hook could take whole but the chunk cuts off is
+ * held back instead (up to MAX_HELD bytes, while they hold no blank line) and
+ * read with the next chunk's head up to its first blank line, as one buffer:
+ * the same bytes cut elsewhere, which framing does not depend on, and held
+ * bytes hold no whole event, so nothing comes out later than it would have.
  */
 import { FrameTooLargeError } from '../errors.js';
 import { createBomStripper, joinFragments } from './bytes.js';
@@ -34,9 +40,45 @@ function nearLF(buf: Buffer, pos: number, len: number): number {
 /**
  * Offered the start of each line that does not continue an earlier chunk's
  * line: returns where reading goes on when it consumed whole lines itself, or
- * -1 (see the SSE framer's event hook).
+ * -1, or EVENT_CUT when the event there may be one it takes whole but `buf`
+ * ends before it does (see the SSE framer's event hook).
  */
 export type LineStartHook = (buf: Buffer, pos: number, offset: number) => number;
+
+/** A line-start hook's answer: the event may be one it takes whole, but the buffer ends first. */
+export const EVENT_CUT = -2;
+
+/**
+ * Most bytes held back for a cut event: a few events' worth (the ones event
+ * templates take are 100-600 bytes); a longer one is read line by line.
+ */
+const MAX_HELD = 4096;
+
+/** Chunks up to this size are joined whole to the held bytes before them. */
+const JOIN_WHOLE = 64 * 1024;
+
+/** Line-end states between bytes, for finding a blank line across chunks. */
+const IN_LINE = 0;
+const AFTER_LF = 1; // also at a line start
+const AFTER_CR = 2; // an LF next is the same line end
+
+/**
+ * Where the first blank line in buf[from, to) ends (past an LF that follows
+ * its CR), given the line-end state before `from`; else -1 - the state at `to`.
+ */
+function blankLineEnd(buf: Buffer, from: number, to: number, state: number): number {
+  for (let i = from; i < to; i++) {
+    const b = buf[i];
+    if (b === 10) {
+      if (state === AFTER_LF) return i + 1;
+      state = AFTER_LF;
+    } else if (b === 13) {
+      if (state !== IN_LINE) return i + 1 < to && buf[i + 1] === 10 ? i + 2 : i + 1;
+      state = AFTER_CR;
+    } else state = IN_LINE;
+  }
+  return -1 - state;
+}
 
 /** `frameOf` names the frame an overlong line belongs to, for the error. */
 export function createLineSplitter(
@@ -50,13 +92,25 @@ export function createLineSplitter(
   let consumed = 0; // bytes before the current chunk
   let lineOffset = 0; // offset where the pending line began
   let skipLF = false;
+  /** A cut event held back (copies: the caller may reuse its chunks), and the line-end state after its last byte. */
+  const held: Buffer[] = [];
+  let heldBytes = 0;
+  let heldState = IN_LINE;
+  const maxHeld = Math.min(MAX_HELD, maxLineBytes);
+  /** While held bytes are read again at the start of a buffer: how many, and the line-end state after them. */
+  let checked = 0;
+  let checkedState = IN_LINE;
 
-  function scan(buf: Buffer): void {
+  /**
+   * Reads buf[from, len): `consumed` is the offset of buf[0]; `hold` false
+   * while reading held bytes alone; `own` when buf is llmstream's (no copy to hold it).
+   */
+  function scan(buf: Buffer, from: number, hold: boolean, own: boolean): void {
     const len = buf.length;
-    let pos = 0;
-    if (skipLF && len > 0) {
+    let pos = from;
+    if (skipLF && pos < len) {
       skipLF = false;
-      if (buf[0] === 10) pos = 1;
+      if (buf[pos] === 10) pos++;
     }
     if (fragmentBytes === 0) lineOffset = consumed + pos;
     let nextLF = -2;
@@ -69,6 +123,18 @@ export function createLineSplitter(
           pos = next;
           lineOffset = consumed + pos;
           continue;
+        }
+        // (bytes under the line limit: holding them back cannot delay a FrameTooLargeError)
+        if (next === EVENT_CUT && hold && len - pos <= maxHeld) {
+          // (bytes held before and read again at buf[0] were checked then)
+          const state = pos === 0 && checked > 0 ? blankLineEnd(buf, checked, len, checkedState) : blankLineEnd(buf, pos, len, AFTER_LF);
+          if (state < 0) {
+            held.push(own ? buf.subarray(pos) : Buffer.from(buf.subarray(pos)));
+            heldBytes = len - pos;
+            heldState = -1 - state;
+            consumed += len;
+            return;
+          }
         }
       }
       // Blank lines (every SSE event ends with one) are seen without a Buffer#indexOf call (its overhead dominates short lines).
@@ -111,16 +177,60 @@ export function createLineSplitter(
     consumed += len;
   }
 
+  /**
+   * Held bytes and `buf`, read as one buffer: all of buf when it is small
+   * (one copy of a chunk costs less than reading any part of it twice), else
+   * its head up to its first blank line, then the rest of it. When no blank
+   * line comes soon enough, the held bytes are read alone first (as they would
+   * have been) unless all of buf can be held too.
+   */
+  function resume(buf: Buffer): void {
+    const len = buf.length;
+    let head = len;
+    if (len > JOIN_WHOLE) {
+      const room = maxHeld - heldBytes;
+      const end = blankLineEnd(buf, 0, room, heldState);
+      head = end < 0 ? 0 : end;
+    }
+    if (head > 0) held.push(head === len ? buf : buf.subarray(0, head));
+    const joined = held.length === 1 ? held[0]! : Buffer.concat(held);
+    held.length = 0;
+    consumed -= heldBytes;
+    checked = heldBytes;
+    checkedState = heldState;
+    heldBytes = 0;
+    try {
+      scan(joined, 0, head === len, true);
+    } finally {
+      checked = 0;
+    }
+    if (head === len) return;
+    consumed -= head;
+    scan(buf, head, true, false);
+  }
+
+  /** End of input with bytes held: they are read as they are. */
+  function release(): void {
+    const joined = held.length === 1 ? held[0]! : Buffer.concat(held);
+    held.length = 0;
+    consumed -= heldBytes;
+    heldBytes = 0;
+    scan(joined, 0, false, true);
+  }
+
   const bom = createBomStripper();
   return {
     push(buf) {
       buf = bom.take(buf);
       if (bom.stripped > 0 && consumed === 0) consumed = bom.stripped;
-      if (buf.length > 0) scan(buf);
+      if (buf.length === 0) return;
+      if (heldBytes > 0) resume(buf);
+      else scan(buf, 0, true, false);
     },
     end(flush) {
-      const held = bom.flush();
-      if (held.length > 0) scan(held);
+      if (heldBytes > 0) release();
+      const rest = bom.flush();
+      if (rest.length > 0) scan(rest, 0, true, false);
       if (fragmentBytes > 0) {
         const line = joinFragments(fragments, Buffer.alloc(0));
         fragmentBytes = 0;
@@ -128,7 +238,7 @@ export function createLineSplitter(
       }
     },
     get offset() {
-      return consumed;
+      return consumed - heldBytes;
     },
   };
 }

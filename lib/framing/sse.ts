@@ -18,7 +18,8 @@ import { resolveFramerOptions, type FramerOptions } from './options.js';
 export interface SseEventHook {
   /**
    * At the first byte of an event (nothing of it read yet): the event's end
-   * when the hook handled it whole, else -1. `id` is the last event ID in
+   * when the hook handled it whole, EVENT_CUT (framing/lines.ts) when it might
+   * have but `buf` ends first, else -1. `id` is the last event ID in
    * force; with positions on, the event would be frame `frame` at byte
    * `offset` of the stream (else `offset` is -1).
    */

@@ -11,19 +11,6 @@ export function replacedInvalidUtf8(text: string, buf: Buffer, start: number, en
 }
 
 /**
- * The end of buf's last whole UTF-8 character from `start` on: buf.length, or
- * where a sequence begins that the bytes after it do not finish (a character
- * the next chunk completes).
- */
-export function wholeCharEnd(buf: Buffer, start: number): number {
-  const end = buf.length;
-  let lead = end - 1;
-  while (lead > start && lead > end - 4 && (buf[lead]! & 0xc0) === 0x80) lead--;
-  const b = buf[lead]!;
-  return lead >= start && b >= 0xc0 && lead + (b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2) > end ? lead : end;
-}
-
-/**
  * buf.toString('utf8', start, end) without its JavaScript wrapper (argument
  * checks and a switch on the encoding cost ~10% of framing on small payloads).
  * Buffer#utf8Slice is the native method toString dispatches to; it has been

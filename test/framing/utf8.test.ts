@@ -49,23 +49,3 @@ t.test('reported once per input as a non-terminal invalid_utf8 error; the text i
   }
   t.end();
 });
-
-t.test('wholeCharEnd: the end of the last whole character, at every cut of 1- to 4-byte characters', async (t) => {
-  const { wholeCharEnd } = await import('../../lib/framing/utf8.js');
-  const text = Buffer.from('a\u00e9\u6771\ud83d\ude42b\ud83d\ude80');
-  // character boundaries of `text`
-  const bounds = new Set<number>([0]);
-  for (let i = 0; i < text.length; i++) if ((text[i]! & 0xc0) !== 0x80) bounds.add(i);
-  bounds.add(text.length);
-  let wrong = 0;
-  for (let cut = 1; cut <= text.length; cut++) {
-    const buf = text.subarray(0, cut);
-    const end = wholeCharEnd(buf, 0);
-    // a cut inside a character ends before it
-    const expected = Math.max(...[...bounds].filter((b) => b <= cut));
-    if (end !== expected) wrong++;
-  }
-  t.equal(wrong, 0, 'every cut: ends on a whole character, none dropped');
-  t.equal(wholeCharEnd(Buffer.from([0x61, 0xe6, 0x9d]), 1), 1, 'an unfinished sequence at the start offset is left out');
-  t.equal(wholeCharEnd(Buffer.from([0x61, 0x80]), 0), 2, 'a stray continuation byte is kept (it decodes as U+FFFD and is reported)');
-});

@@ -28,7 +28,8 @@
 import { isAscii } from 'node:buffer';
 import type { Frame, Position } from '../../events.js';
 import type { FrameDecoder } from '../decoder.js';
-import { latin1, replacedInvalidUtf8, utf8, wholeCharEnd } from '../../framing/utf8.js';
+import { EVENT_CUT } from '../../framing/lines.js';
+import { latin1, replacedInvalidUtf8, utf8 } from '../../framing/utf8.js';
 import { LearnedTemplates, escapeRe, unescapeJson, type Template, type TemplateMatch } from './template.js';
 
 interface EventTemplate {
@@ -195,6 +196,8 @@ export class EventTemplateStore implements TemplateMatch {
   /** UTF-8 view: a byte offset in the chunk and the text offset it maps to (the end of the last match). */
   private atByte = 0;
   private atChar = 0;
+  /** The byte offset where the chunk's text ends (its last line end), or its length when the chunk is not tried. */
+  private viewEnd = 0;
   /**
    * Events matched, and how many of them held bytes above 0x7F, the counts
    * halved at each chunk (small chunks hold a few events each): the next
@@ -217,9 +220,11 @@ export class EventTemplateStore implements TemplateMatch {
   }
 
   /**
-   * Recognises the event starting at `buf[pos]`. Returns the event's end, or
-   * -1 (no template matches, the event is longer than `limit`, a captured
-   * string is not valid UTF-8, or the chunk is over MAX_EVENT_CHUNK).
+   * Recognises the event starting at `buf[pos]`. Returns the event's end,
+   * EVENT_CUT when no template matched and one would have needed bytes past
+   * the chunk's end, or -1 (no template matches, the event is longer than
+   * `limit`, a captured string is not valid UTF-8, or the chunk is over
+   * MAX_EVENT_CHUNK).
    */
   match(buf: Buffer, pos: number, limit: number): number {
     const list = this.learned.list;
@@ -227,7 +232,9 @@ export class EventTemplateStore implements TemplateMatch {
     if (buf !== this.chunk || pos < this.base) this.read(buf, pos);
     const text = this.text;
     const at = !this.mapped ? pos - this.base : pos === this.atByte ? this.atChar : this.charAt(buf, pos);
-    if (at >= text.length) return -1;
+    // past the chunk's last line end: no event ends in this chunk
+    if (at >= text.length) return this.viewEnd < buf.length ? EVENT_CUT : -1;
+    let cut = false;
     for (let i = 0; i < list.length; i++) {
       const t = list[i]!;
       if (t.tail !== this.tail) {
@@ -235,7 +242,10 @@ export class EventTemplateStore implements TemplateMatch {
         this.lastTail = text.lastIndexOf(t.tail);
       }
       // an event cut by the chunk's end fails anyway, after reading to the end: do not start
-      if (this.lastTail < at) continue;
+      if (this.lastTail < at) {
+        cut = true;
+        continue;
+      }
       const re = t.re;
       re.lastIndex = at;
       const m = re.exec(text);
@@ -258,7 +268,7 @@ export class EventTemplateStore implements TemplateMatch {
       this.atChar = endChar;
       return end;
     }
-    return -1;
+    return cut ? EVENT_CUT : -1;
   }
 
   /** Makes the chunk's text from byte `pos` on, in the view the last chunks' events call for. */
@@ -270,20 +280,28 @@ export class EventTemplateStore implements TemplateMatch {
     this.tail = '';
     this.atByte = pos;
     this.atChar = 0;
+    // Only up to the last line end: an event ends in one, and the bytes after
+    // it (an event the chunk cuts off) are read again with the next chunk.
+    const lf = buf.lastIndexOf(10);
+    const cr = buf.lastIndexOf(13);
+    const end = (lf > cr ? lf : cr) + 1;
+    this.viewEnd = end;
     if (!this.utf8View) {
       this.base = 0;
-      this.text = latin1(buf, 0, buf.length);
+      this.text = latin1(buf, 0, end);
       this.ascii = buf.length >= ASCII_CHECK_MIN && isAscii(buf);
       this.mapped = false;
       return;
     }
     this.base = pos;
-    // a character the next chunk finishes is left out (it would decode as U+FFFD)
-    const cut = wholeCharEnd(buf, pos);
-    const text = pos === cut ? '' : this.decoder.decode(buf.subarray(pos, cut), STREAM);
+    // (a line end is a character boundary)
+    const text = pos >= end ? '' : this.decoder.decode(buf.subarray(pos, end), STREAM);
     // (an invalid byte may decode to one U+FFFD: equal lengths alone do not prove ASCII)
-    this.text = replacedInvalidUtf8(text, buf, pos, cut) ? '' : text;
-    this.mapped = text.length !== cut - pos;
+    if (replacedInvalidUtf8(text, buf, pos, end)) {
+      this.text = '';
+      this.viewEnd = buf.length; // not tried at all
+    } else this.text = text;
+    this.mapped = text.length !== end - pos;
   }
 
   /**

@@ -1,0 +1,141 @@
+/**
+ * The line splitter holding back an event its line-start hook could take
+ * whole but the chunk cuts off (lib/framing/lines.ts, EVENT_CUT): at every
+ * chunking the hook is offered such events whole, what comes out is what one
+ * chunk gives, line offsets are unchanged, and no event comes out a push
+ * later than it does without the hook.
+ */
+import t from 'tap';
+import { createLineSplitter, EVENT_CUT } from '../../lib/framing/lines.js';
+import { chunkings, fixedChunks } from '../helpers/chunks.js';
+
+/** What the hook takes whole: `event: d` + one data line + a blank line, LF only (as an event template would). */
+const EVENT = /event: d\ndata: [^\n\r]*\n\n/y;
+
+interface Run {
+  /** `E<offset>:<bytes>` for an event the hook took, `L<offset>:<line>` for a line. */
+  items: string[];
+  /** After each push (and the end): events dispatched so far (blank lines and events taken whole). */
+  dispatched: number[];
+  /** Events the hook took whole. */
+  taken: number;
+}
+
+function split(chunks: Buffer[], withHook: boolean, flush = true): Run {
+  const items: string[] = [];
+  const dispatched: number[] = [];
+  let done = 0;
+  let taken = 0;
+  let last: Buffer | null = null;
+  let text = '';
+  const hook = (buf: Buffer, pos: number, offset: number): number => {
+    if (buf !== last) {
+      last = buf;
+      text = buf.toString('latin1');
+    }
+    EVENT.lastIndex = pos;
+    if (EVENT.exec(text) !== null) {
+      items.push(`E${offset}:${text.slice(pos, EVENT.lastIndex)}`);
+      done++;
+      taken++;
+      return EVENT.lastIndex;
+    }
+    // an event whose end the buffer lacks: text from pos is a prefix of one, or could be
+    return text[pos] === 'e' && text.indexOf('\n\n', pos) === -1 ? EVENT_CUT : -1;
+  };
+  const lines = createLineSplitter(
+    1 << 20,
+    (buf, start, end, offset) => {
+      if (start === end) done++;
+      items.push(`L${offset}:${buf.toString('latin1', start, end)}`);
+    },
+    () => 0,
+    withHook ? hook : undefined,
+  );
+  for (const c of chunks) {
+    lines.push(c);
+    dispatched.push(done);
+  }
+  lines.end(flush);
+  dispatched.push(done);
+  return { items, dispatched, taken };
+}
+
+/** Lines of `items` with events taken whole spelled out as their lines (to compare with the hookless splitter). */
+function asLines(items: string[]): string[] {
+  return items.flatMap((item) => {
+    if (item[0] === 'L') return [item];
+    const at = Number(item.slice(1, item.indexOf(':')));
+    const body = item.slice(item.indexOf(':') + 1);
+    const out: string[] = [];
+    let offset = at;
+    for (const line of body.slice(0, -1).split('\n')) {
+      out.push(`L${offset}:${line}`);
+      offset += line.length + 1;
+    }
+    return out;
+  });
+}
+
+const events = (n: number, data = (i: number): string => `{"i":${i},"t":"${'x'.repeat(i % 40)}"}`): string =>
+  Array.from({ length: n }, (_, i) => `event: d\ndata: ${data(i)}\n\n`).join('');
+
+t.test('events cut by chunk ends are offered whole: same items as one chunk, at every chunking', (t) => {
+  const inputs: [string, string][] = [
+    ['events only', events(12)],
+    ['with a comment, a ping and an id line between', events(4) + ': keep-alive\n\nevent: ping\ndata: {}\n\n' + 'id: 7\nevent: d\ndata: {"a":1}\n\n' + events(4)],
+    ['CRLF events (never taken: their lines are read as they are)', events(6).replace(/\n/g, '\r\n')],
+    ['CR-only line ends', events(3).replace(/\n/g, '\r') + events(3)],
+    ['an unterminated last event', events(5) + 'event: d\ndata: {"last":true}'],
+  ];
+  for (const [name, text] of inputs) {
+    const input = Buffer.from(text);
+    const whole = split([input], true);
+    let differs: string | null = null;
+    let lines: string | null = null;
+    let later: string | null = null;
+    for (const { name: chunking, chunks } of chunkings(input)) {
+      const held = split(chunks, true);
+      const plain = split(chunks, false);
+      if (differs === null && JSON.stringify(held.items) !== JSON.stringify(whole.items)) differs = chunking;
+      if (lines === null && JSON.stringify(asLines(held.items)) !== JSON.stringify(plain.items)) lines = chunking;
+      if (later === null && JSON.stringify(held.dispatched) !== JSON.stringify(plain.dispatched)) later = chunking;
+    }
+    t.equal(differs, null, `${name}: the items of one chunk at every chunking`);
+    t.equal(lines, null, `${name}: the lines and offsets of the splitter without the hook`);
+    t.equal(later, null, `${name}: after every push as many events out as without the hook`);
+  }
+  t.end();
+});
+
+t.test('events are really taken whole across chunk ends, held over several chunks when need be', (t) => {
+  const input = Buffer.from(events(50));
+  for (const size of [1, 7, 50, 100, 1536]) {
+    const run = split(fixedChunks(input, size), true);
+    t.equal(run.taken, 50, `${size}-byte chunks: all 50 events taken whole`);
+  }
+  t.end();
+});
+
+t.test('what cannot be held is read line by line', (t) => {
+  // an event longer than the 4 KiB hold limit and a chunk together
+  const big = Buffer.from(events(2) + `event: d\ndata: ${'y'.repeat(20000)}\n\n` + events(2));
+  const whole = split([big], true);
+  t.equal(whole.taken, 5, 'one chunk: all five taken');
+  const chunked = split(fixedChunks(big, 1024), true);
+  t.equal(JSON.stringify(asLines(chunked.items)), JSON.stringify(split(fixedChunks(big, 1024), false).items), 'same lines as without the hook');
+  t.ok(chunked.taken < 5, `the 20,000-byte event read by lines (${chunked.taken} taken)`);
+  // a chunk over 64 KiB after held bytes: only its head is joined to them
+  const long = Buffer.from(events(3000));
+  const cut = long.indexOf('data', 1000);
+  const two = split([long.subarray(0, cut), long.subarray(cut)], true);
+  t.equal(two.taken, 3000, 'a 64 KiB+ chunk after a cut: every event taken');
+  t.equal(JSON.stringify(two.items), JSON.stringify(split([long], true).items), 'same items as one chunk');
+  // end of input with an event held: read as it is, flushed or not
+  const open = Buffer.from(events(2) + 'event: d\ndata: {"open":1}');
+  for (const flush of [true, false]) {
+    const parts = [open.subarray(0, open.length - 5), open.subarray(open.length - 5)];
+    t.equal(JSON.stringify(asLines(split(parts, true, flush).items)), JSON.stringify(split(parts, false, flush).items), `held at the end, flush ${flush}`);
+  }
+  t.end();
+});

@@ -79,6 +79,17 @@ export function keptSection(existing: string, name: string, fallback: string): s
   return m !== null ? m[0] : `<!-- ${name}:begin -->\n${fallback}\n<!-- ${name}:end -->`;
 }
 
+/** CPU time the hypervisor took from this virtual machine so far (the `steal` column of /proc/stat), or null off Linux. */
+function stolenSeconds(): number | null {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
+    const steal = Number(cpu[8]);
+    return cpu[0] === 'cpu' && Number.isFinite(steal) ? steal / 100 : null; // USER_HZ ticks
+  } catch {
+    return null;
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const quick = argv.includes('--quick');
   const size = parseSize(arg(argv, '--size') ?? (quick ? '1MB' : formatSize(DEFAULT_BENCH_SIZE)));
@@ -96,6 +107,7 @@ async function main(argv: string[]): Promise<void> {
   const command = `npm run ${quick ? 'bench:quick' : 'bench'}${argv.filter((a) => a !== '--quick').length > 0 ? ' -- ' + argv.filter((a) => a !== '--quick').join(' ') : ''}`;
   const t0 = performance.now();
   const load0 = loadavg()[0]!;
+  const steal0 = stolenSeconds();
 
   // 1. fixtures
   const fixtures: { main: FixtureFile; slow: FixtureFile | null }[] = [];
@@ -150,6 +162,11 @@ async function main(argv: string[]): Promise<void> {
   md.push(`| fixture size | ${formatSize(size)} per fixture, seed ${seed}${slowSize !== size ? `; slow peers (Vercel AI SDK, @google/genai) on a ${formatSize(slowSize)} fixture of the same generator` : '; every method reads the same bytes'} |`);
   const loads = outputs.flatMap((o) => o.loadAvg ?? []);
   md.push(`| load | 1-min load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, ${loads.length > 0 ? `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} across workers` : ''} on ${info.cores} cores${Math.max(load0, ...loads) > info.cores * 0.75 ? ' — **other processes were running: timings are noisy**' : ''} |`);
+  const steal1 = stolenSeconds();
+  if (steal0 !== null && steal1 !== null) {
+    const share = (steal1 - steal0) / (wall * info.cores);
+    md.push(`| steal | ${(steal1 - steal0).toFixed(1)} s of CPU time taken by the hypervisor during the run (\`/proc/stat\`), ${(share * 100).toFixed(1)} % of ${info.cores} cores × the run's wall time${share > 0.05 ? ' — **a contended host: timings are noisy**' : ''} |`);
+  }
   md.push(`| runs | median of ${runs} timed runs; before them, untimed warm-up runs (round-robin too): at least ${warmup} per method, more (up to 6) until a method has run 500 ms; methods alternate round-robin in one process per fixture; ${forcedGc ? 'a forced GC before every run (`--forced-gc`)' : 'no forced GC between runs (each method pays the GC its own allocations cause; `--forced-gc` forces one before every run)'} |`);
   md.push(`| peers | ${peerVersions().join(', ')} |`);
   md.push('');

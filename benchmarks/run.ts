@@ -167,7 +167,7 @@ async function main(argv: string[]): Promise<void> {
     const share = (steal1 - steal0) / (wall * info.cores);
     md.push(`| steal | ${(steal1 - steal0).toFixed(1)} s of CPU time taken by the hypervisor during the run (\`/proc/stat\`), ${(share * 100).toFixed(1)} % of ${info.cores} cores × the run's wall time${share > 0.05 ? ' — **a contended host: timings are noisy**' : ''} |`);
   }
-  md.push(`| runs | median of ${runs} timed runs; before them, untimed warm-up runs (round-robin too): at least ${warmup} per method, more (up to 6) until a method has run 500 ms; methods alternate round-robin in one process per fixture; ${forcedGc ? 'a forced GC before every run (`--forced-gc`)' : 'no forced GC between runs (each method pays the GC its own allocations cause; `--forced-gc` forces one before every run)'} |`);
+  md.push(`| runs | median of ${runs} timed runs, or more for a fast method (until its timed runs add up to 1 s, at most ${runs * 3}); before them, untimed warm-up runs (round-robin too): at least ${warmup} per method, more (up to 6) until a method has run 500 ms; methods alternate round-robin in one process per fixture; ${forcedGc ? 'a forced GC before every run (`--forced-gc`)' : 'no forced GC between runs (each method pays the GC its own allocations cause; `--forced-gc` forces one before every run)'} |`);
   md.push(`| peers | ${peerVersions().join(', ')} |`);
   md.push('');
   md.push('MB/s means MiB (2^20 bytes) of wire bytes per second on the median run; `(n×)` is the ratio to the floor on the same fixture and chunk size. Every method checks its output against the generator (wire event count, text length, tool calls, responses) and is reported as "check failed" instead of a number when it does not match.');

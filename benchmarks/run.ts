@@ -79,6 +79,9 @@ export function keptSection(existing: string, name: string, fallback: string): s
   return m !== null ? m[0] : `<!-- ${name}:begin -->\n${fallback}\n<!-- ${name}:end -->`;
 }
 
+/** Fast methods run until their timed runs add up to this (see worker.ts). */
+const MIN_TIMED_MS = 1000;
+
 /** CPU time the hypervisor took from this virtual machine so far (the `steal` column of /proc/stat), or null off Linux. */
 function stolenSeconds(): number | null {
   try {
@@ -96,6 +99,7 @@ async function main(argv: string[]): Promise<void> {
   const slowSize = parseSize(arg(argv, '--slow-size') ?? formatSize(size));
   const runs = Number(arg(argv, '--runs') ?? (quick ? '3' : '5'));
   const warmup = Number(arg(argv, '--warmup') ?? '1');
+  const maxRuns = runs * 3;
   const chunks = (arg(argv, '--chunks') ?? '65536,1536').split(',').map(Number);
   const seed = Number(arg(argv, '--seed') ?? '1');
   const dialects = (arg(argv, '--dialect')?.split(',') ?? [...FIXTURE_DIALECTS]) as FixtureDialect[];
@@ -127,7 +131,7 @@ async function main(argv: string[]): Promise<void> {
   for (const { main, slow } of fixtures) {
     const out = join(tmpDir, `${main.stats.dialect}.${main.stats.shape}.json`);
     process.stderr.write(`\n${relative(repoRoot, main.path)} (${(main.stats.bytes / 2 ** 20).toFixed(1)} MiB, ${main.stats.frames} wire events)\n`);
-    const args = ['--fixture', main.path, '--out', out, '--runs', String(runs), '--warmup', String(warmup), '--chunks', chunks.join(',')];
+    const args = ['--fixture', main.path, '--out', out, '--runs', String(runs), '--max-runs', String(maxRuns), '--min-timed-ms', String(MIN_TIMED_MS), '--warmup', String(warmup), '--chunks', chunks.join(',')];
     if (slow !== null) args.push('--slow-fixture', slow.path);
     if (methods !== undefined) args.push('--methods', methods);
     if (forcedGc) args.push('--forced-gc');
@@ -167,7 +171,7 @@ async function main(argv: string[]): Promise<void> {
     const share = (steal1 - steal0) / (wall * info.cores);
     md.push(`| steal | ${(steal1 - steal0).toFixed(1)} s of CPU time taken by the hypervisor during the run (\`/proc/stat\`), ${(share * 100).toFixed(1)} % of ${info.cores} cores × the run's wall time${share > 0.05 ? ' — **a contended host: timings are noisy**' : ''} |`);
   }
-  md.push(`| runs | median of ${runs} timed runs, or more for a fast method (until its timed runs add up to 1 s, at most ${runs * 3}); before them, untimed warm-up runs (round-robin too): at least ${warmup} per method, more (up to 6) until a method has run 500 ms; methods alternate round-robin in one process per fixture; ${forcedGc ? 'a forced GC before every run (`--forced-gc`)' : 'no forced GC between runs (each method pays the GC its own allocations cause; `--forced-gc` forces one before every run)'} |`);
+  md.push(`| runs | median of ${runs} timed runs, or more for a fast method (until its timed runs add up to ${MIN_TIMED_MS / 1000} s, at most ${maxRuns}); before them, untimed warm-up runs (round-robin too): at least ${warmup} per method, more (up to 6) until a method has run 500 ms; methods alternate round-robin in one process per fixture; ${forcedGc ? 'a forced GC before every run (`--forced-gc`)' : 'no forced GC between runs (each method pays the GC its own allocations cause; `--forced-gc` forces one before every run)'} |`);
   md.push(`| peers | ${peerVersions().join(', ')} |`);
   md.push('');
   md.push('MB/s means MiB (2^20 bytes) of wire bytes per second on the median run; `(n×)` is the ratio to the floor on the same fixture and chunk size. Every method checks its output against the generator (wire event count, text length, tool calls, responses) and is reported as "check failed" instead of a number when it does not match.');

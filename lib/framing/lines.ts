@@ -8,9 +8,10 @@
  *
  * An event the line-start hook could take whole but the chunk cuts off is
  * held back instead (up to MAX_HELD bytes, while they hold no blank line) and
- * read with the next chunk's head up to its first blank line, as one buffer:
- * the same bytes cut elsewhere, which framing does not depend on, and held
- * bytes hold no whole event, so nothing comes out later than it would have.
+ * read joined to the next chunk (to its head up to its first blank line when
+ * it is large), as one buffer: the same bytes cut elsewhere, which framing
+ * does not depend on, and held bytes hold no whole event, so nothing comes
+ * out later than it would have.
  */
 import { FrameTooLargeError } from '../errors.js';
 import { createBomStripper, joinFragments } from './bytes.js';
@@ -177,28 +178,30 @@ export function createLineSplitter(
     consumed += len;
   }
 
+  /** The held bytes joined with `tail`, no longer held: `consumed` goes back to their offset. */
+  function takeHeld(tail: Buffer): Buffer {
+    consumed -= heldBytes;
+    heldBytes = 0;
+    return joinFragments(held, tail);
+  }
+
   /**
    * Held bytes and `buf`, read as one buffer: all of buf when it is small
    * (one copy of a chunk costs less than reading any part of it twice), else
-   * its head up to its first blank line, then the rest of it. When no blank
-   * line comes soon enough, the held bytes are read alone first (as they would
-   * have been) unless all of buf can be held too.
+   * its head up to its first blank line, then the rest of it. When a large
+   * buf has no blank line soon enough, the held bytes are read alone first,
+   * as they would have been.
    */
   function resume(buf: Buffer): void {
     const len = buf.length;
     let head = len;
     if (len > JOIN_WHOLE) {
-      const room = maxHeld - heldBytes;
-      const end = blankLineEnd(buf, 0, room, heldState);
+      const end = blankLineEnd(buf, 0, maxHeld - heldBytes, heldState);
       head = end < 0 ? 0 : end;
     }
-    if (head > 0) held.push(head === len ? buf : buf.subarray(0, head));
-    const joined = held.length === 1 ? held[0]! : Buffer.concat(held);
-    held.length = 0;
-    consumed -= heldBytes;
     checked = heldBytes;
     checkedState = heldState;
-    heldBytes = 0;
+    const joined = takeHeld(head === len ? buf : buf.subarray(0, head));
     try {
       scan(joined, 0, head === len, true);
     } finally {
@@ -211,11 +214,7 @@ export function createLineSplitter(
 
   /** End of input with bytes held: they are read as they are. */
   function release(): void {
-    const joined = held.length === 1 ? held[0]! : Buffer.concat(held);
-    held.length = 0;
-    consumed -= heldBytes;
-    heldBytes = 0;
-    scan(joined, 0, false, true);
+    scan(takeHeld(Buffer.alloc(0)), 0, false, true);
   }
 
   const bom = createBomStripper();

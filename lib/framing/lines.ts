@@ -58,6 +58,11 @@ const MAX_HELD = 4096;
 /** Chunks up to this size are joined whole to the held bytes before them. */
 const JOIN_WHOLE = 64 * 1024;
 
+/** The scratch buffer's first size (a few small chunks and held bytes). */
+const MIN_SCRATCH = 8 * 1024;
+
+const EMPTY = Buffer.alloc(0);
+
 /** Line-end states between bytes, for finding a blank line across chunks. */
 const IN_LINE = 0;
 const AFTER_LF = 1; // also at a line start
@@ -93,8 +98,14 @@ export function createLineSplitter(
   let consumed = 0; // bytes before the current chunk
   let lineOffset = 0; // offset where the pending line began
   let skipLF = false;
-  /** A cut event held back (copies: the caller may reuse its chunks), and the line-end state after its last byte. */
-  const held: Buffer[] = [];
+  /**
+   * A cut event held back, at the start of `scratch` (the caller may reuse
+   * its chunks, so the bytes are copied), and the line-end state after its
+   * last byte. The scratch buffer is the splitter's own, grown on demand and
+   * reused by every join: a fresh Buffer per hold and per join cost a pool
+   * allocation each on small chunks (a new 8 KiB pool every few chunks).
+   */
+  let scratch: Buffer | null = null;
   let heldBytes = 0;
   let heldState = IN_LINE;
   const maxHeld = Math.min(MAX_HELD, maxLineBytes);
@@ -130,7 +141,7 @@ export function createLineSplitter(
           // (bytes held before and read again at buf[0] were checked then)
           const state = pos === 0 && checked > 0 ? blankLineEnd(buf, checked, len, checkedState) : blankLineEnd(buf, pos, len, AFTER_LF);
           if (state < 0) {
-            held.push(own ? buf.subarray(pos) : Buffer.from(buf.subarray(pos)));
+            keepHeld(buf, pos, own);
             heldBytes = len - pos;
             heldState = -1 - state;
             consumed += len;
@@ -178,11 +189,34 @@ export function createLineSplitter(
     consumed += len;
   }
 
-  /** The held bytes joined with `tail`, no longer held: `consumed` goes back to their offset. */
+  /** A scratch buffer of at least `size` bytes whose first `keep` bytes are the old one's. */
+  function room(size: number, keep: number): Buffer {
+    if (scratch !== null && scratch.length >= size) return scratch;
+    // doubling up to the most a join needs (held bytes and a whole chunk)
+    const grown = Buffer.allocUnsafeSlow(Math.max(size, Math.min(Math.max(2 * (scratch?.length ?? 0), MIN_SCRATCH), MAX_HELD + JOIN_WHOLE)));
+    if (scratch !== null && keep > 0) scratch.copy(grown, 0, 0, keep);
+    scratch = grown;
+    return grown;
+  }
+
+  /** Holds buf[pos, end) at the start of the scratch buffer (`own`: buf is a view of it starting at its start). */
+  function keepHeld(buf: Buffer, pos: number, own: boolean): void {
+    if (own) scratch!.copyWithin(0, pos, buf.length);
+    else buf.copy(room(buf.length - pos, 0), 0, pos);
+  }
+
+  /**
+   * The held bytes joined with `tail`, no longer held: `consumed` goes back
+   * to their offset. A new view of the scratch buffer each time: the event
+   * templates and the SSE framer tell chunks apart by their Buffer object.
+   */
   function takeHeld(tail: Buffer): Buffer {
     consumed -= heldBytes;
+    const n = heldBytes;
     heldBytes = 0;
-    return joinFragments(held, tail);
+    const into = room(n + tail.length, n);
+    tail.copy(into, n);
+    return into.subarray(0, n + tail.length);
   }
 
   /**
@@ -214,7 +248,7 @@ export function createLineSplitter(
 
   /** End of input with bytes held: they are read as they are. */
   function release(): void {
-    scan(takeHeld(Buffer.alloc(0)), 0, false, true);
+    scan(takeHeld(EMPTY), 0, false, true);
   }
 
   const bom = createBomStripper();
@@ -231,7 +265,7 @@ export function createLineSplitter(
       const rest = bom.flush();
       if (rest.length > 0) scan(rest, 0, true, false);
       if (fragmentBytes > 0) {
-        const line = joinFragments(fragments, Buffer.alloc(0));
+        const line = joinFragments(fragments, EMPTY);
         fragmentBytes = 0;
         if (flush) onLine(line, 0, line.length, lineOffset);
       }

@@ -21,7 +21,12 @@ interface Run {
   taken: number;
 }
 
-function split(chunks: Buffer[], withHook: boolean, flush = true): Run {
+/**
+ * `refill`: every chunk of the first chunk's length is copied into one Buffer
+ * and pushed as that same object, the way a reader reusing its buffer does
+ * (the hook, like the event templates, forgets its view at every push).
+ */
+function split(chunks: Buffer[], withHook: boolean, flush = true, refill = false): Run {
   const items: string[] = [];
   const dispatched: number[] = [];
   let done = 0;
@@ -52,8 +57,13 @@ function split(chunks: Buffer[], withHook: boolean, flush = true): Run {
     () => 0,
     withHook ? hook : undefined,
   );
+  const shared = refill && chunks.length > 0 ? Buffer.alloc(chunks[0]!.length) : null;
   for (const c of chunks) {
-    lines.push(c);
+    last = null;
+    if (shared !== null && c.length === shared.length) {
+      c.copy(shared);
+      lines.push(shared);
+    } else lines.push(c);
     dispatched.push(done);
   }
   lines.end(flush);
@@ -137,5 +147,28 @@ t.test('what cannot be held is read line by line', (t) => {
     const parts = [open.subarray(0, open.length - 5), open.subarray(open.length - 5)];
     t.equal(JSON.stringify(asLines(split(parts, true, flush).items)), JSON.stringify(split(parts, false, flush).items), `held at the end, flush ${flush}`);
   }
+  t.end();
+});
+
+t.test('held bytes survive a caller that refills its chunk Buffer, and chunks of every size after them', (t) => {
+  const input = Buffer.from(events(400, (i) => `{"i":${i},"t":"${'é'.repeat(i % 90)}"}`));
+  const whole = split([input], true);
+  for (const size of [7, 50, 333, 1536]) {
+    const run = split(fixedChunks(input, size), true, true, true);
+    t.equal(JSON.stringify(run.items), JSON.stringify(whole.items), `${size}-byte chunks through one refilled Buffer: the items of one chunk`);
+    t.equal(run.taken, 400, `${size}-byte chunks through one refilled Buffer: every event taken whole`);
+  }
+  // small and large chunks in turn: the held bytes are kept while the buffer they sit in grows
+  const long = Buffer.from(events(3000));
+  const sizes = [37, 5000, 61000, 90, 65536, 3, 70000, 1500];
+  const chunks: Buffer[] = [];
+  for (let at = 0, k = 0; at < long.length; k++) {
+    const end = Math.min(long.length, at + sizes[k % sizes.length]!);
+    chunks.push(long.subarray(at, end));
+    at = end;
+  }
+  const mixed = split(chunks, true);
+  t.equal(JSON.stringify(mixed.items), JSON.stringify(split([long], true).items), 'chunks of 3 B to 70,000 B: the items of one chunk');
+  t.equal(mixed.taken, 3000, 'chunks of 3 B to 70,000 B: every event taken whole');
   t.end();
 });

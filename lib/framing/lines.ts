@@ -199,7 +199,7 @@ export function createLineSplitter(
     return grown;
   }
 
-  /** Holds buf[pos, end) at the start of the scratch buffer (`own`: buf is a view of it starting at its start). */
+  /** Holds buf[pos, buf.length) at the start of the scratch buffer (`own`: buf is a view of it from its first byte). */
   function keepHeld(buf: Buffer, pos: number, own: boolean): void {
     if (own) scratch!.copyWithin(0, pos, buf.length);
     else buf.copy(room(buf.length - pos, 0), 0, pos);

@@ -3,7 +3,8 @@
  * whole but the chunk cuts off (lib/framing/lines.ts, EVENT_CUT): at every
  * chunking the hook is offered such events whole, what comes out is what one
  * chunk gives, line offsets are unchanged, and no event comes out a push
- * later than it does without the hook.
+ * later than it does without the hook; held bytes survive a caller that
+ * refills its chunk Buffer and the splitter's own buffer growing under them.
  */
 import t from 'tap';
 import { createLineSplitter, EVENT_CUT } from '../../lib/framing/lines.js';

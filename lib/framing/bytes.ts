@@ -51,7 +51,7 @@ export function createBomStripper(): BomStripper {
       }
       if (buf.length < 3) {
         head = Buffer.from(buf);
-        return EMPTY;
+        return EMPTY_BUFFER;
       }
       decided = true;
       stripped = 3;
@@ -59,7 +59,7 @@ export function createBomStripper(): BomStripper {
     },
     flush() {
       decided = true;
-      const h = head ?? EMPTY;
+      const h = head ?? EMPTY_BUFFER;
       head = null;
       return h;
     },
@@ -70,4 +70,5 @@ export function createBomStripper(): BomStripper {
 }
 
 const BOM = [0xef, 0xbb, 0xbf];
-const EMPTY = Buffer.alloc(0);
+/** One shared zero-length Buffer (nothing can be written into it). */
+export const EMPTY_BUFFER = Buffer.alloc(0);

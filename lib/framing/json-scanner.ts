@@ -12,7 +12,7 @@
 import { describeByte, FrameTooLargeError, JsonArrayError } from '../errors.js';
 import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
-import { createBomStripper, joinFragments, toBuffer, type Chunk } from './bytes.js';
+import { createBomStripper, EMPTY_BUFFER, joinFragments, toBuffer, type Chunk } from './bytes.js';
 import { resolveFramerOptions, type FramerOptions } from './options.js';
 import { replacedInvalidUtf8, utf8 } from './utf8.js';
 
@@ -214,7 +214,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: FramerOptio
       const held = bom.flush();
       if (held.length > 0) scan(held, emit);
       if (state === S.InScalar) {
-        finish(Buffer.alloc(0), 0, emit);
+        finish(EMPTY_BUFFER, 0, emit);
       }
       if (state === S.InContainer || state === S.InString) {
         fragments.length = 0;

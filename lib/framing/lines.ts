@@ -14,7 +14,7 @@
  * out later than it would have.
  */
 import { FrameTooLargeError } from '../errors.js';
-import { createBomStripper, joinFragments } from './bytes.js';
+import { createBomStripper, EMPTY_BUFFER, joinFragments } from './bytes.js';
 
 /** Called for each complete line: the bytes are buf[start, end); `offset` is the line's absolute byte offset. */
 export type LineHandler = (buf: Buffer, start: number, end: number, offset: number) => void;
@@ -60,8 +60,6 @@ const JOIN_WHOLE = 64 * 1024;
 
 /** The scratch buffer's first size (a few small chunks and held bytes). */
 const MIN_SCRATCH = 8 * 1024;
-
-const EMPTY = Buffer.alloc(0);
 
 /** Line-end states between bytes, for finding a blank line across chunks. */
 const IN_LINE = 0;
@@ -248,7 +246,7 @@ export function createLineSplitter(
 
   /** End of input with bytes held: they are read as they are. */
   function release(): void {
-    scan(takeHeld(EMPTY), 0, false, true);
+    scan(takeHeld(EMPTY_BUFFER), 0, false, true);
   }
 
   const bom = createBomStripper();
@@ -265,7 +263,7 @@ export function createLineSplitter(
       const rest = bom.flush();
       if (rest.length > 0) scan(rest, 0, true, false);
       if (fragmentBytes > 0) {
-        const line = joinFragments(fragments, EMPTY);
+        const line = joinFragments(fragments, EMPTY_BUFFER);
         fragmentBytes = 0;
         if (flush) onLine(line, 0, line.length, lineOffset);
       }

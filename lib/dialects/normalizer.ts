@@ -305,7 +305,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     pushEvent(buf, pos, limit, n, a, emit) {
       if (handler?.onTemplate === undefined) return -1;
       const end = events.match(buf, pos, limit);
-      if (end < 0) return end; // -1, or EVENT_CUT for the line splitter
+      if (end < 0) return end; // -1, or EVENT_CUT(_CLEAN) for the line splitter
       return takeMatch(events, n, a, emit) ? end : -1;
     },
     pushMatched(match, origin, n, a, emit) {

@@ -19,9 +19,9 @@ export interface SseEventHook {
   /**
    * At the first byte of an event (nothing of it read yet): the event's end
    * when the hook handled it whole, EVENT_CUT (framing/lines.ts) when it might
-   * have but `buf` ends first, else -1. `id` is the last event ID in
-   * force; with positions on, the event would be frame `frame` at byte
-   * `offset` of the stream (else `offset` is -1).
+   * have but `buf` ends first (EVENT_CUT_CLEAN: and no blank line follows),
+   * else -1. `id` is the last event ID in force; with positions on, the event
+   * would be frame `frame` at byte `offset` of the stream (else `offset` is -1).
    */
   tryEvent(buf: Buffer, pos: number, limit: number, id: string, frame: number, offset: number): number;
   /**

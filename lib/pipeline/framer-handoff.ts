@@ -35,7 +35,7 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
     tryEvent(buf, pos, limit, id, frameNo, offset) {
       if (decoder === null || decoder.next === null) return -1;
       const end = events.match(buf, pos, limit);
-      if (end < 0) return end; // -1, or EVENT_CUT for the line splitter
+      if (end < 0) return end; // -1, or EVENT_CUT(_CLEAN) for the line splitter
       const frame = events.frame();
       frame.id = id;
       if (offset >= 0) frame.at = { frame: frameNo, offset };

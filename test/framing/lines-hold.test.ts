@@ -1,13 +1,14 @@
 /**
  * The line splitter holding back an event its line-start hook could take
- * whole but the chunk cuts off (lib/framing/lines.ts, EVENT_CUT): at every
+ * whole but the chunk cuts off (lib/framing/lines.ts, EVENT_CUT, and
+ * EVENT_CUT_CLEAN when the hook checked for blank lines itself): at every
  * chunking the hook is offered such events whole, what comes out is what one
  * chunk gives, line offsets are unchanged, and no event comes out a push
  * later than it does without the hook; held bytes survive a caller that
  * refills its chunk Buffer and the splitter's own buffer growing under them.
  */
 import t from 'tap';
-import { createLineSplitter, EVENT_CUT } from '../../lib/framing/lines.js';
+import { createLineSplitter, EVENT_CUT, EVENT_CUT_CLEAN } from '../../lib/framing/lines.js';
 import { chunkings, fixedChunks } from '../helpers/chunks.js';
 
 /** What the hook takes whole: `event: d` + one data line + a blank line, LF only (as an event template would). */
@@ -27,7 +28,14 @@ interface Run {
  * and pushed as that same object, the way a reader reusing its buffer does
  * (the hook, like the event templates, forgets its view at every push).
  */
-function split(chunks: Buffer[], withHook: boolean, flush = true, refill = false): Run {
+/** No blank line in text from line start `pos` on: no empty line but the last (which a next chunk may go on). */
+function blankFree(text: string, pos: number): boolean {
+  const lines = text.slice(pos).split(/\r\n|\r|\n/);
+  return lines.slice(0, -1).every((line) => line !== '');
+}
+
+/** `clean`: the hook says EVENT_CUT_CLEAN when it has checked for blank lines itself (as event templates do). */
+function split(chunks: Buffer[], withHook: boolean, flush = true, refill = false, clean = false): Run {
   const items: string[] = [];
   const dispatched: number[] = [];
   let done = 0;
@@ -47,7 +55,8 @@ function split(chunks: Buffer[], withHook: boolean, flush = true, refill = false
       return EVENT.lastIndex;
     }
     // an event whose end the buffer lacks: text from pos is a prefix of one, or could be
-    return text[pos] === 'e' && text.indexOf('\n\n', pos) === -1 ? EVENT_CUT : -1;
+    if (text[pos] !== 'e' || text.indexOf('\n\n', pos) !== -1) return -1;
+    return clean && blankFree(text, pos) ? EVENT_CUT_CLEAN : EVENT_CUT;
   };
   const lines = createLineSplitter(
     1 << 20,
@@ -98,23 +107,27 @@ t.test('events cut by chunk ends are offered whole: same items as one chunk, at 
     ['CRLF events (never taken: their lines are read as they are)', events(6).replace(/\n/g, '\r\n')],
     ['CR-only line ends', events(3).replace(/\n/g, '\r') + events(3)],
     ['an unterminated last event', events(5) + 'event: d\ndata: {"last":true}'],
+    ['blank lines of other line ends after cut events', events(3) + 'event: d\ndata: {"a":1}\r\n\r\n' + events(2) + 'event: d\ndata: {"b":2}\n\r\n' + 'event: d\r\r' + events(2)],
   ];
-  for (const [name, text] of inputs) {
-    const input = Buffer.from(text);
-    const whole = split([input], true);
-    let differs: string | null = null;
-    let lines: string | null = null;
-    let later: string | null = null;
-    for (const { name: chunking, chunks } of chunkings(input)) {
-      const held = split(chunks, true);
-      const plain = split(chunks, false);
-      if (differs === null && JSON.stringify(held.items) !== JSON.stringify(whole.items)) differs = chunking;
-      if (lines === null && JSON.stringify(asLines(held.items)) !== JSON.stringify(plain.items)) lines = chunking;
-      if (later === null && JSON.stringify(held.dispatched) !== JSON.stringify(plain.dispatched)) later = chunking;
+  for (const clean of [false, true]) {
+    const hook = clean ? ' (hook checks for blank lines: EVENT_CUT_CLEAN)' : '';
+    for (const [name, text] of inputs) {
+      const input = Buffer.from(text);
+      const whole = split([input], true, true, false, clean);
+      let differs: string | null = null;
+      let lines: string | null = null;
+      let later: string | null = null;
+      for (const { name: chunking, chunks } of chunkings(input)) {
+        const held = split(chunks, true, true, false, clean);
+        const plain = split(chunks, false);
+        if (differs === null && JSON.stringify(held.items) !== JSON.stringify(whole.items)) differs = chunking;
+        if (lines === null && JSON.stringify(asLines(held.items)) !== JSON.stringify(plain.items)) lines = chunking;
+        if (later === null && JSON.stringify(held.dispatched) !== JSON.stringify(plain.dispatched)) later = chunking;
+      }
+      t.equal(differs, null, `${name}${hook}: the items of one chunk at every chunking`);
+      t.equal(lines, null, `${name}${hook}: the lines and offsets of the splitter without the hook`);
+      t.equal(later, null, `${name}${hook}: after every push as many events out as without the hook`);
     }
-    t.equal(differs, null, `${name}: the items of one chunk at every chunking`);
-    t.equal(lines, null, `${name}: the lines and offsets of the splitter without the hook`);
-    t.equal(later, null, `${name}: after every push as many events out as without the hook`);
   }
   t.end();
 });
@@ -122,8 +135,8 @@ t.test('events cut by chunk ends are offered whole: same items as one chunk, at 
 t.test('events are really taken whole across chunk ends, held over several chunks when need be', (t) => {
   const input = Buffer.from(events(50));
   for (const size of [1, 7, 50, 100, 1536]) {
-    const run = split(fixedChunks(input, size), true);
-    t.equal(run.taken, 50, `${size}-byte chunks: all 50 events taken whole`);
+    t.equal(split(fixedChunks(input, size), true).taken, 50, `${size}-byte chunks: all 50 events taken whole`);
+    t.equal(split(fixedChunks(input, size), true, true, false, true).taken, 50, `${size}-byte chunks, EVENT_CUT_CLEAN: all 50 taken whole`);
   }
   t.end();
 });

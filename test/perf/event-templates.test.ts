@@ -83,6 +83,8 @@ function eventMatches(fn: () => void): number {
 interface Layout {
   /** Line end. */
   eol?: string;
+  /** Line end of event i, when they differ from event to event. */
+  eolOf?: (i: number) => string;
   /** Text after `data:` before the payload. */
   lead?: string;
   /** Lines put before the data line of event i (e.g. an `id:` line), or none. */
@@ -102,7 +104,10 @@ function anthropic(deltas: string[], layout: Layout = {}): Buffer {
     '{"type":"message_stop"}',
   ];
   const name = (p: string): string => (JSON.parse(p) as { type: string }).type;
-  const events = payloads.map((p, i) => [`event: ${name(p)}`, ...(layout.extra?.(i) ?? []), `data:${lead}${p}`, ''].join(eol) + eol);
+  const events = payloads.map((p, i) => {
+    const end = layout.eolOf?.(i) ?? eol;
+    return [`event: ${name(p)}`, ...(layout.extra?.(i) ?? []), `data:${lead}${p}`, ''].join(end) + end;
+  });
   return Buffer.from(events.join(''));
 }
 
@@ -162,6 +167,49 @@ t.test('text dense in non-ASCII: chunks read through the UTF-8 view give what th
     `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":${JSON.stringify(model)},"choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]}\n\n`;
   const body = [chat('gpt', ''), ...deltas.map((d, i) => chat(i % 5 === 4 ? 'gpt-\u6771' : i % 7 === 6 ? 'gpt-\u00e9' : 'gpt', d)), 'data: [DONE]\n\n'];
   await sameEverywhere(t, 'dense non-ASCII, non-ASCII in an ignored field', Buffer.from(body.join('')), { dialect: 'openai-chat' });
+});
+
+/** Items out after each push and after the end, fused stage in events mode. */
+function outAfterPushes(chunks: Buffer[], config: Config, fastPath: boolean): number[] {
+  const stage = createOutputStage({ ...config, output: 'events', fastPath } as Parameters<typeof createOutputStage>[0]);
+  let n = 0;
+  const emit = (): void => {
+    n++;
+  };
+  const counts: number[] = [];
+  for (const c of chunks) {
+    stage.push(c, emit);
+    counts.push(n);
+  }
+  stage.end(emit);
+  counts.push(n);
+  return counts;
+}
+
+t.test('an event cut by a chunk end and held back: nothing comes out a push later than on the ordinary path', async (t) => {
+  // held bytes must hold no blank line: line ends that change from event to event make
+  // blank lines (\r\r, \n\r\n, \r\n\n) that are not the learned template's own
+  const config: Config = { dialect: 'anthropic-messages' };
+  const EOLS = ['\n', '\n', '\r\n', '\n', '\r', '\n', '\n'];
+  const layouts: [string, Layout][] = [
+    ['line ends mixed from event to event', { eolOf: (i) => EOLS[i % EOLS.length]! }],
+    ['LF, and a CR-only event now and then', { eolOf: (i) => (i % 5 === 3 ? '\r' : '\n') }],
+    ['CRLF, and an LF event now and then', { eolOf: (i) => (i % 4 === 1 ? '\n' : '\r\n') }],
+  ];
+  for (const [name, layout] of layouts) {
+    const bytes = anthropic(WORDS, layout);
+    await sameEverywhere(t, name, bytes, config, false);
+    let later: string | null = null;
+    for (const { name: chunking, chunks } of chunkings(bytes)) {
+      if (JSON.stringify(outAfterPushes(chunks, config, true)) !== JSON.stringify(outAfterPushes(chunks, config, false))) {
+        later = chunking;
+        break;
+      }
+    }
+    t.equal(later, null, `${name}: as many events out after every push as with the fast path off, at every chunking`);
+  }
+  const plain = anthropic(WORDS);
+  t.ok(eventMatches(() => run(fixedChunks(plain, 200), config, 'events', false, true)) >= WORDS.length - 3, 'and in 200-byte chunks the deltas are still taken whole');
 });
 
 t.test('invalid UTF-8 inside a delta taken whole: reported as on the ordinary path', async (t) => {

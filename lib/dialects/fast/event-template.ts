@@ -28,7 +28,7 @@
 import { isAscii } from 'node:buffer';
 import type { Frame, Position } from '../../events.js';
 import type { FrameDecoder } from '../decoder.js';
-import { EVENT_CUT } from '../../framing/lines.js';
+import { EVENT_CUT, EVENT_CUT_CLEAN } from '../../framing/lines.js';
 import { latin1, replacedInvalidUtf8, utf8 } from '../../framing/utf8.js';
 import { LearnedTemplates, escapeRe, unescapeJson, type Template, type TemplateMatch } from './template.js';
 
@@ -128,6 +128,18 @@ function readStr(m: RegExpExecArray | null, groups: readonly number[], decoded: 
   return s.indexOf('\\') === -1 ? s : unescapeJson(s);
 }
 
+/**
+ * True when text[at, …) holds no blank line (two line ends in a row), for
+ * the line splitter holding a cut event: the bytes past the text's end hold
+ * no line end at all, and line ends are the same characters in either view.
+ */
+function blankFree(text: string, at: number): boolean {
+  // (`at` is a line start: a line end there is a blank line)
+  const c = text.charCodeAt(at);
+  if (c === 10 || c === 13 || text.indexOf('\n\n', at) !== -1) return false;
+  return text.indexOf('\r', at) === -1 || (text.indexOf('\r\r', at) === -1 && text.indexOf('\n\r', at) === -1);
+}
+
 const HIGH = /[\x80-\xff]/;
 const NONE_DECODED: readonly (string | undefined)[] = [];
 /**
@@ -222,7 +234,8 @@ export class EventTemplateStore implements TemplateMatch {
   /**
    * Recognises the event starting at `buf[pos]`. Returns the event's end,
    * EVENT_CUT when no template matched and one would have needed bytes past
-   * the chunk's end, or -1 (no template matches, the event is longer than
+   * the chunk's end (EVENT_CUT_CLEAN when there is no blank line from `pos`
+   * on either), or -1 (no template matches, the event is longer than
    * `limit`, a captured string is not valid UTF-8, or the chunk is over
    * MAX_EVENT_CHUNK).
    */
@@ -232,8 +245,8 @@ export class EventTemplateStore implements TemplateMatch {
     if (buf !== this.chunk || pos < this.base) this.read(buf, pos);
     const text = this.text;
     const at = !this.mapped ? pos - this.base : pos === this.atByte ? this.atChar : this.charAt(buf, pos);
-    // past the chunk's last line end: no event ends in this chunk
-    if (at >= text.length) return this.viewEnd < buf.length ? EVENT_CUT : -1;
+    // past the chunk's last line end: no event ends in this chunk (and no line does)
+    if (at >= text.length) return this.viewEnd < buf.length ? EVENT_CUT_CLEAN : -1;
     let cut = false;
     for (let i = 0; i < list.length; i++) {
       const t = list[i]!;
@@ -268,7 +281,7 @@ export class EventTemplateStore implements TemplateMatch {
       this.atChar = endChar;
       return end;
     }
-    return cut ? EVENT_CUT : -1;
+    return !cut ? -1 : blankFree(text, at) ? EVENT_CUT_CLEAN : EVENT_CUT;
   }
 
   /** Makes the chunk's text from byte `pos` on, in the view the last chunks' events call for. */

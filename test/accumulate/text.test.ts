@@ -123,12 +123,15 @@ t.test('limits: maxTextBytes (UTF-8) and maxBlocks', async (t) => {
 t.test('a block joins its deltas in groups: short ones 256 at a time, long ones until the group is a large object', async (t) => {
   const { TextBlock } = await import('../../lib/accumulate/text.js');
   // [deltas' length, deltas per group]: 256, or (256 of them holding 35,000 to 70,000
-  // characters) as many as make 70,000 characters
-  for (const [size, perGroup] of [[7, 256], [100, 256], [183, 383], [300, 256], [40_000, 256]] as const) {
+  // characters) as many as make 70,000 characters; Latin-1 text (one-byte strings), and
+  // two-byte text in short deltas, stays in parts
+  const cases = [[7, 256, 0xe0], [7, 256, 0x430], [100, 256, 0xe0], [183, 383, 0xe0], [300, 256, 0xe0], [40_000, 256, 0xe0]] as const;
+  for (const [size, perGroup, first] of cases) {
     const block = new TextBlock('text', 0, 0, -1);
-    const deltas = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(0x430 + (i % 32)).repeat(size - 1) + (i % 10));
+    const deltas = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(first + (i % 32)).repeat(size - 1) + (i % 10));
     for (const d of deltas) block.append(d);
     const groups = Math.floor(3000 / perGroup);
+    t.notOk(block.utf16, `${size}-character deltas from U+${first.toString(16)}: kept in parts`);
     t.equal(block.parts.length, groups + (3000 - groups * perGroup), `${size}-character deltas: ${groups} groups and the rest pending`);
     t.ok(block.parts.slice(0, groups).every((g) => g.length === perGroup * size), `${size}-character deltas: groups of ${perGroup}`);
     t.equal(block.text(), deltas.join(''), `${size}-character deltas: the text is every delta in order`);
@@ -136,4 +139,47 @@ t.test('a block joins its deltas in groups: short ones 256 at a time, long ones 
     block.append('more');
     t.equal(block.text(), deltas.join('') + 'more', 'a delta after a read');
   }
+});
+
+t.test('long deltas of two-byte text are kept as UTF-16 code units: same text, same byte limit', async (t) => {
+  const { TextBlock, TextStore } = await import('../../lib/accumulate/text.js');
+  const { BlockCounter } = await import('../../lib/accumulate/limits.js');
+  const cyrillic = (i: number, size: number): string => String.fromCharCode(0x430 + (i % 32)).repeat(size - 1) + (i % 10);
+  // [what, deltas]: two-byte from the start; Latin-1 first and two-byte later (a later group switches);
+  // surrogate pairs cut between deltas and lone surrogates (code units are kept as they are)
+  const inputs: [string, string[]][] = [
+    ['Cyrillic, 100 characters a delta', Array.from({ length: 3000 }, (_, i) => cyrillic(i, 100))],
+    ['Cyrillic, 183 characters a delta', Array.from({ length: 3000 }, (_, i) => cyrillic(i, 183))],
+    ['one 40,000-character delta after another', Array.from({ length: 300 }, (_, i) => cyrillic(i, 40_000))],
+    ['Latin-1 for 2,000 deltas, then CJK', Array.from({ length: 3000 }, (_, i) => (i < 2000 ? 'caf\u00e9 '.repeat(20) : '\u6771\u4eac'.repeat(50)) + i)],
+    ['surrogate pairs cut between deltas, lone surrogates', Array.from({ length: 3000 }, (_, i) => 'x'.repeat(80) + (i % 2 === 0 ? 'a\ud83d' : '\ude42b') + (i % 97 === 0 ? '\udc00' : ''))],
+  ];
+  for (const [name, deltas] of inputs) {
+    const block = new TextBlock('text', 0, 0, -1);
+    for (const d of deltas) block.append(d);
+    t.ok(block.utf16, `${name}: kept as code units`);
+    t.equal(block.parts.length, 0, `${name}: no parts meanwhile`);
+    t.equal(block.utf8Bytes(), Buffer.byteLength(deltas.join(''), 'utf8'), `${name}: UTF-8 bytes measured from the code units`);
+    t.equal(block.text(), deltas.join(''), `${name}: the text is every delta in order`);
+    t.notOk(block.utf16, `${name}: read out once, kept as one part`);
+    block.append('more');
+    t.equal(block.text(), deltas.join('') + 'more', `${name}: a delta after a read`);
+  }
+  // the byte limit trips at the same delta as when every delta is measured
+  const deltas = Array.from({ length: 3000 }, (_, i) => cyrillic(i, 100));
+  // (the meter measures the block once when 3 × characters passes the limit: here after the switch)
+  const max = 500_000;
+  let total = 0;
+  const expected = deltas.findIndex((d) => (total += Buffer.byteLength(d, 'utf8')) > max);
+  const store = new TextStore(max, new BlockCounter(10));
+  let tripped = -1;
+  for (let i = 0; i < deltas.length && tripped < 0; i++) {
+    try {
+      store.add('text', 0, 0, -1, deltas[i]!);
+    } catch {
+      tripped = i;
+    }
+  }
+  t.ok(store.blocks[0]!.utf16, 'the block was kept as code units before the limit');
+  t.equal(tripped, expected, `maxTextBytes ${max}: tripped at delta ${expected}, as measured delta by delta`);
 });

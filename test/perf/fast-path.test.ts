@@ -435,6 +435,7 @@ t.test('unescapeJson decodes every escape as JSON.parse does', async (t) => {
     t.equal(unescapeJson(body), JSON.parse(`"${body}"`), `sample ${i}`);
     const slashed = body.replace(/\//g, '\\/').replace(/[\u00e9]/g, '\\u00e9');
     t.equal(unescapeJson(slashed), JSON.parse(`"${slashed}"`), `sample ${i} (escaped slash / é)`);
+    t.equal(unescapeJson(slashed, slashed.indexOf('\\')), JSON.parse(`"${slashed}"`), `sample ${i}, the first backslash given`);
   });
   t.end();
 });

@@ -125,7 +125,8 @@ function readStr(m: RegExpExecArray | null, groups: readonly number[], decoded: 
   const g = groups[f];
   if (g === undefined || g === 0) return undefined;
   const s = decoded[g] ?? m![g]!;
-  return s.indexOf('\\') === -1 ? s : unescapeJson(s);
+  const b = s.indexOf('\\');
+  return b === -1 ? s : unescapeJson(s, b);
 }
 
 /**

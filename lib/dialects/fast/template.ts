@@ -256,11 +256,11 @@ function isEmptyObject(o: JsonObject): boolean {
  * backslash starts a valid escape), as JSON.parse would give it: cheaper than
  * parsing the quoted literal, which copies it twice.
  */
-export function unescapeJson(s: string): string {
+export function unescapeJson(s: string, first = s.indexOf('\\')): string {
   let out = '';
   let from = 0;
-  for (;;) {
-    const b = s.indexOf('\\', from);
+  // (`first`: where the caller already found the first backslash)
+  for (let b = first; ; b = s.indexOf('\\', from)) {
     if (b === -1) return from === 0 ? s : out + s.slice(from);
     out += s.slice(from, b);
     const c = s.charCodeAt(b + 1);
@@ -439,7 +439,8 @@ export class TemplateStore implements TemplateMatch {
     const g = this.groups[f];
     if (g === undefined || g === 0) return undefined;
     const s = this.m![g]!;
-    return s.indexOf('\\') === -1 ? s : unescapeJson(s);
+    const b = s.indexOf('\\');
+    return b === -1 ? s : unescapeJson(s, b);
   }
 
   /** Adds a template learned from `text`'s parsed payload, if it matches `text` itself. */

@@ -29,7 +29,7 @@ interface Run {
  * (the hook, like the event templates, forgets its view at every push).
  */
 /** No blank line in text from line start `pos` on: no empty line but the last (which a next chunk may go on). */
-function blankFree(text: string, pos: number): boolean {
+function noBlankLine(text: string, pos: number): boolean {
   const lines = text.slice(pos).split(/\r\n|\r|\n/);
   return lines.slice(0, -1).every((line) => line !== '');
 }
@@ -56,7 +56,7 @@ function split(chunks: Buffer[], withHook: boolean, flush = true, refill = false
     }
     // an event whose end the buffer lacks: text from pos is a prefix of one, or could be
     if (text[pos] !== 'e' || text.indexOf('\n\n', pos) !== -1) return -1;
-    return clean && blankFree(text, pos) ? EVENT_CUT_CLEAN : EVENT_CUT;
+    return clean && noBlankLine(text, pos) ? EVENT_CUT_CLEAN : EVENT_CUT;
   };
   const lines = createLineSplitter(
     1 << 20,

@@ -162,6 +162,16 @@ t.test('text dense in non-ASCII: chunks read through the UTF-8 view give what th
   const both = eventMatches(() => run([bytes.subarray(0, split), bytes.subarray(split)], config, 'events', false, true));
   t.ok(expected > 20, `${expected} events to take in the second chunk`);
   t.equal(both - first, expected, 'every such event of the second chunk taken whole');
+  // the same with the ordinary events' text ASCII (their bytes are mapped to text offsets in one native check)
+  const asciiDeltas = deltas.map((d, i) => (ordinary(i + 2) ? ` plain ascii text of an ordinary event, number ${i}` : d));
+  const asciiBytes = anthropic(asciiDeltas, { extra: (i) => (ordinary(i) ? [`id: ${i}`] : []) });
+  await sameEverywhere(t, 'dense non-ASCII with ASCII ordinary events between', asciiBytes, config);
+  const asciiSplit = asciiBytes.indexOf('event: content_block_delta', asciiBytes.length >> 2);
+  const asciiSecond = asciiBytes.subarray(asciiSplit).toString().split('\n\n').filter((e) => e.includes('"text_delta"'));
+  const asciiExpected = asciiSecond.filter((e) => !e.includes('\nid: ')).length;
+  const asciiFirst = eventMatches(() => run([asciiBytes.subarray(0, asciiSplit)], config, 'events', false, true));
+  const asciiBoth = eventMatches(() => run([asciiBytes.subarray(0, asciiSplit), asciiBytes.subarray(asciiSplit)], config, 'events', false, true));
+  t.equal(asciiBoth - asciiFirst, asciiExpected, `ASCII ordinary events between: all ${asciiExpected} of the second chunk taken whole`);
   // in that view an ignored string may hold characters above U+00FF (the line form keeps out only U+0080-U+00FF)
   const chat = (model: string, content: string): string =>
     `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":${JSON.stringify(model)},"choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]}\n\n`;

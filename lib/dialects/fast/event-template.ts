@@ -159,6 +159,8 @@ export const MAX_EVENT_CHUNK = 16 * 1024 * 1024;
 /** Most bytes of a block around its payload that an event template spells out. */
 const MAX_LITERAL = 1024;
 const NOT_ASCII = /[^\x00-\x7f]/;
+/** UTF-8 view: bytes from which mapping a span to text offsets checks it for ASCII first (shorter: the loop is cheaper than the call). */
+const ASCII_SPAN_MIN = 64;
 const STREAM = { stream: true };
 
 /** Sticky regexes by source, shared by every stream (bounded like the payload templates' cache). */
@@ -336,7 +338,13 @@ export class EventTemplateStore implements TemplateMatch {
   private charAt(buf: Buffer, pos: number): number {
     const back = pos < this.atByte;
     let c = back ? 0 : this.atChar;
-    for (let i = back ? this.base : this.atByte; i < pos; i++) {
+    let i = back ? this.base : this.atByte;
+    // (the ordinary events between two matched ones are mostly ASCII: one native check instead of a loop over their bytes)
+    if (pos - i >= ASCII_SPAN_MIN && isAscii(buf.subarray(i, pos))) {
+      c += pos - i;
+      i = pos;
+    }
+    for (; i < pos; i++) {
       const b = buf[i]!;
       // a lead byte starts a character: four-byte ones are two UTF-16 units
       if ((b & 0xc0) !== 0x80) c += b >= 0xf0 ? 2 : 1;

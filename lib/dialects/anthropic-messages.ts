@@ -46,6 +46,7 @@ const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
  * path keeps both dialects identical (and tolerates proxies with the xAI quirk).
  */
 export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
+  // mirrored in handler.started, a data field (an accessor would put the handler in dictionary mode, see normalizer.ts)
   let started = false;
   let startEmitted = false;
   let startUsage: JsonObject | undefined;
@@ -71,7 +72,7 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
 
     /** Content before message_start (a cut-off head) still opens the response. */
     ensureStarted(): void {
-      started = true;
+      started = handler.started = true;
       if (!startEmitted) {
         startEmitted = true;
         self.emit({ type: 'start', id: null, model: null });
@@ -119,7 +120,7 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
         self.raw(payload);
         return;
       }
-      started = true;
+      started = handler.started = true;
       startEmitted = true;
       const message = obj(payload['message']);
       startUsage = obj(message?.['usage']);
@@ -300,7 +301,7 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
 
   };
 
-  return {
+  const handler = {
     onPayload(payload) {
       const p = obj(payload);
       if (p === undefined) {
@@ -349,10 +350,9 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
       }
       self.flushUsage();
     },
-    get started() {
-      return started;
-    },
-  };
+    started: false as boolean,
+  } satisfies ResponseHandler;
+  return handler;
 }
 
 function hasKeys(o: JsonObject): boolean {

@@ -49,6 +49,7 @@ interface OpenCall {
 }
 
 function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
+  // mirrored in handler.started, a data field (an accessor would put the handler in dictionary mode, see normalizer.ts)
   let started = false;
   /** Interaction id learned before the response began (a resumed stream's status update). */
   let knownId: string | null = null;
@@ -67,7 +68,7 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
 
     ensureStart(id: string | null, model: string | null): void {
       if (started) return;
-      started = true;
+      started = handler.started = true;
       self.emit({ type: 'start', id: id ?? knownId, model });
     },
 
@@ -216,7 +217,7 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
 
   };
 
-  return {
+  const handler = {
     onTemplate: self.onTemplate,
     learnTemplate: learnInteractionsTemplate,
     onPayload(payload) {
@@ -284,10 +285,9 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
       cursor = undefined;
       self.closeCompleteCalls();
     },
-    get started() {
-      return started;
-    },
-  };
+    started: false as boolean,
+  } satisfies ResponseHandler;
+  return handler;
 }
 
 export const geminiInteractions: DialectDefinition = {

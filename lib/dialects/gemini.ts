@@ -324,6 +324,7 @@ function isEmptyValue(v: Json | undefined): boolean {
 }
 
 function createGeminiResponse(ctx: DialectContext): ResponseHandler {
+  // mirrored in handler.started, a data field (an accessor would put the handler in dictionary mode, see normalizer.ts)
   let started = false;
   /** The last usageMetadata; its JSON text while it came through the fast path (parsed only if it stays the last). */
   let usage: JsonObject | string | null = null;
@@ -536,7 +537,7 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
         return;
       }
       if (!started) {
-        started = true;
+        started = handler.started = true;
         self.emit({ type: 'start', id: str(payload['responseId']) ?? null, model: str(payload['modelVersion']) ?? null });
       }
       const u = obj(payload['usageMetadata']);
@@ -606,7 +607,7 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
 
   };
 
-  return {
+  const handler = {
     onPayload: self.onPayload,
     onTemplate: self.onTemplate,
     learnTemplate: learnGeminiTemplate,
@@ -626,10 +627,9 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
       }
       self.flush();
     },
-    get started() {
-      return started;
-    },
-  };
+    started: false as boolean,
+  } satisfies ResponseHandler;
+  return handler;
 }
 
 export const gemini: DialectDefinition = {

@@ -74,7 +74,7 @@ export interface TextNormalizer extends Normalizer {
   /** Fused final mode: where template-recognised text deltas go instead of events (null: events). */
   setTextSink(sink: TextSink | null): void;
   /** True when an open response could take whole SSE events (see fast/event-template.ts). */
-  readonly takesEvents: boolean;
+  takesEvents(): boolean;
   /**
    * Offers the SSE event starting at `buf[pos]` to the open response as frame
    * `n`. Returns the event's end when it was fully handled, else -1 (nothing
@@ -113,8 +113,6 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
   if (dialect !== null) options.onDialect?.(dialect);
   let handler: ResponseHandler | null = null;
   let out: Emit<UnifiedEvent> = () => {};
-  let at: Position | undefined;
-  let frame = 0;
   const undetected: ProviderEvent[] = [];
   let reportedUtf8 = false;
   /** Templates of the current dialect; the text of the frame being parsed after they missed it. */
@@ -126,8 +124,14 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
   let sink: TextSink | null = null;
 
   const limits = createResponseLimits(options);
-  const ctx: DialectContext = {
-    emit(ev) {
+  // Plain data fields here and on the normalizer, never getters: V8 keeps an object literal with
+  // an accessor in dictionary mode, and every property read on it (a call of ctx.text per delta,
+  // of pushEvent per event) becomes a hash lookup through the generic inline cache.
+  const ctx = {
+    at: undefined as Position | undefined,
+    frame: 0,
+    emit(ev: UnifiedEvent): void {
+      const at = ctx.at;
       if (at !== undefined) ev.at = at;
       // A done for choice k>0 (OpenAI n>1) does not end the response; choice 0's does.
       if (ev.type === 'done') {
@@ -142,21 +146,15 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       }
       out(ev);
     },
-    get at() {
-      return at;
-    },
-    get frame() {
-      return frame;
-    },
-    text(reasoning, index, contentIndex, text) {
+    text(reasoning: boolean, index: number, contentIndex: number, text: string): boolean {
       return sink !== null && sink(reasoning, index, contentIndex, text);
     },
-  };
+  } satisfies DialectContext;
 
   function handle(pe: ProviderEvent): void {
     if (missed !== null && pe.kind !== 'json') missed = null;
-    at = pe.at;
-    frame = pe.frame;
+    ctx.at = pe.at;
+    ctx.frame = pe.frame;
     switch (pe.kind) {
       case 'invalid_utf8':
         // Reported once per input: the text is kept with U+FFFD replacements, never silently.
@@ -205,14 +203,14 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       // Between responses a log may switch provider (a gateway's mixed log): re-detect.
       const next = detectDialect(payload);
       if (next !== null && next !== dialect && switches(dialect, next)) {
-        dialect = next;
+        dialect = self.dialect = next;
         templates.clear();
         events.clear();
         options.onDialect?.(next);
       }
     }
     if (dialect === null) {
-      dialect = detectDialect(payload);
+      dialect = self.dialect = detectDialect(payload);
       if (dialect === null) {
         undetected.push(pe);
         if (undetected.length > MAX_UNDETECTED) giveUp();
@@ -234,14 +232,14 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     if (undetected.length === 0) return;
     const held = undetected.splice(0);
     for (const pe of held) handle(pe);
-    at = undefined;
+    ctx.at = undefined;
   }
 
   function giveUp(): void {
     const held = undetected.splice(0);
     for (const pe of held) {
-      at = pe.at;
-      frame = pe.frame;
+      ctx.at = pe.at;
+      ctx.frame = pe.frame;
       if (pe.kind === 'json') ctx.emit({ type: 'raw', event: pe.payload });
     }
     ctx.emit(errorEvent('unknown_dialect', `could not tell the dialect from the first ${held.length} payloads`, false));
@@ -275,8 +273,8 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
   function takeMatch(match: TemplateMatch, n: number, a: Position | undefined, emit: Emit<UnifiedEvent>): boolean {
     missed = null;
     out = emit;
-    at = a;
-    frame = n;
+    ctx.at = a;
+    ctx.frame = n;
     // (left set if onTemplate throws: harmless, ctx.text is only called from onTemplate)
     sink = textSink;
     const handled = handler!.onTemplate!(match);
@@ -284,7 +282,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     return handled;
   }
 
-  return {
+  const self: TextNormalizer & { dialect: DialectName | null } = {
     push(pe, emit) {
       out = emit;
       handle(pe);
@@ -296,7 +294,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       if (templates.learning) missed = text;
       return false;
     },
-    get takesEvents() {
+    takesEvents() {
       return handler !== null && events.size > 0;
     },
     newChunk() {
@@ -323,11 +321,10 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     abandon(emit) {
       close(emit, false);
     },
-    get dialect() {
-      return dialect;
-    },
+    dialect,
     setTextSink(s) {
       textSink = s;
     },
   };
+  return self;
 }

@@ -113,6 +113,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
   const isClientKind = (kind: CallKind): boolean => kind === 'function' || kind === 'item' || (kind === 'custom' && !hostedCustom);
 
   function createResponse(ctx: DialectContext): ResponseHandler {
+    // mirrored in handler.started, a data field (an accessor would put the handler in dictionary mode, see normalizer.ts)
     let started = false;
     let responseId: string | null = null;
     /** sequence_number of the payload being handled: stamped on every event it produces. */
@@ -144,7 +145,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
       },
 
       begin(p: JsonObject): void {
-        started = true;
+        started = handler.started = true;
         const response = obj(p['response']);
         responseId = str(response?.['id']) ?? null;
         self.out({ type: 'start', id: responseId, model: str(response?.['model']) ?? null });
@@ -496,7 +497,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
 
     };
 
-    return {
+    const handler = {
       onTemplate: self.onTemplate,
       learnTemplate: learnResponsesTemplate,
       onPayload(payload) {
@@ -548,10 +549,9 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
         // (and the normalizer adds no incomplete_stream error).
         if (errorSeen) self.out(doneEvent('error', null));
       },
-      get started() {
-        return started;
-      },
-    };
+      started: false as boolean,
+    } satisfies ResponseHandler;
+    return handler;
   }
 
   return { name: options.name, createResponse };

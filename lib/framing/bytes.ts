@@ -34,8 +34,9 @@ export interface BomStripper {
 export function createBomStripper(): BomStripper {
   let decided = false;
   let head: Buffer | null = null;
-  let stripped = 0;
-  return {
+  // (`stripped` a data field, not a getter: see normalizer.ts)
+  const self: BomStripper & { stripped: number } = {
+    stripped: 0,
     take(buf) {
       if (decided) return buf;
       if (head !== null) {
@@ -54,7 +55,7 @@ export function createBomStripper(): BomStripper {
         return EMPTY_BUFFER;
       }
       decided = true;
-      stripped = 3;
+      self.stripped = 3;
       return buf.subarray(3);
     },
     flush() {
@@ -63,10 +64,8 @@ export function createBomStripper(): BomStripper {
       head = null;
       return h;
     },
-    get stripped() {
-      return stripped;
-    },
   };
+  return self;
 }
 
 const BOM = [0xef, 0xbb, 0xbf];

@@ -55,19 +55,20 @@ export interface AutoFramer extends Stage<Chunk, Frame> {
 /** A framer that picks its framing from the first non-blank byte. */
 export function createAutoFramer(options: AnyFramerOptions = {}, onDetect?: (f: FramingName) => void): AutoFramer {
   let inner: Stage<Chunk, Frame> | null = null;
-  let framing: FramingName | null = null;
   const held: Buffer[] = [];
   let heldBytes = 0;
   const maxHeld = options.maxFrameBytes ?? 8 * 1024 * 1024;
 
   function decide(name: FramingName, emit: Emit<Frame>): void {
-    framing = name;
+    self.framing = name;
     inner = createFramer(name, options);
     onDetect?.(name);
     for (const b of held.splice(0)) inner.push(b, emit);
   }
 
-  return {
+  // (`framing` a data field, not a getter: see normalizer.ts)
+  const self: AutoFramer & { framing: FramingName | null } = {
+    framing: null,
     push(chunk, emit) {
       if (inner !== null) return inner.push(chunk, emit);
       const buf = toBuffer(chunk);
@@ -81,10 +82,8 @@ export function createAutoFramer(options: AnyFramerOptions = {}, onDetect?: (f: 
       if (inner === null) decide('sse', emit);
       inner!.end(emit);
     },
-    get framing() {
-      return framing;
-    },
   };
+  return self;
 }
 
 const BOM = [0xef, 0xbb, 0xbf];

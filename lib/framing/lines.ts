@@ -23,8 +23,6 @@ export interface LineSplitter {
   push(buf: Buffer): void;
   /** End of input: returns the unterminated last line through `onLine` when `flush` is true. */
   end(flush: boolean): void;
-  /** Absolute offset of the next unread byte. */
-  readonly offset: number;
 }
 
 
@@ -285,9 +283,6 @@ export function createLineSplitter(
         fragmentBytes = 0;
         if (flush) onLine(line, 0, line.length, lineOffset);
       }
-    },
-    get offset() {
-      return consumed - heldBytes;
     },
   };
 }

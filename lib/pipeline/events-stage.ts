@@ -96,7 +96,7 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
   function createEventHook(): SseEventHook {
     return {
       tryEvent(buf, pos, limit, _id, frame, offset) {
-        if (!normalizer.takesEvents) return -1;
+        if (!normalizer.takesEvents()) return -1;
         const at = offset < 0 ? undefined : { frame, offset };
         const n = decoder.peek(at);
         const end = normalizer.pushEvent(buf, pos, limit, n, at, out);

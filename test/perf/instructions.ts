@@ -4,10 +4,12 @@
  * instructions valgrind counts with V8 in its predictable mode (one thread, a
  * fixed GC schedule) repeat to 0.01 %. Each tree's compiled `dist/` (build it
  * first: `npx tsc -p <dir>/tsconfig.json`) runs under valgrind twice, with
- * 5 + R and with 5 runs over the fixture's chunks (R = 5): the difference
- * over R is the count of one warm run. The two trees run side by side (one
+ * W + R and with W runs over the fixture's chunks (W = 10, R = 15): the
+ * difference over R is the count of one warm run. (With W = 5, R = 5 the
+ * optimizing compiler was still at work in the counted runs: 96 M a run on
+ * the 1 MB Interactions fixture against 56 M from run 11 on.) The two trees run side by side (one
  * per core): a count does not depend on the load. Needs valgrind (Debian:
- * valgrind); about a minute per pair on a 1 MB fixture.
+ * valgrind); about two minutes per pair on a 1 MB fixture.
  *
  * Instructions are not time: page faults, cache misses and memory bandwidth
  * (large joins, fresh buffers) do not show, so confirm a change that moves
@@ -22,12 +24,13 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const [a, b, fixture] = [process.argv[2]!, process.argv[3]!, process.argv[4]!];
 const chunk = process.argv[5] ?? '65536';
-const R = 5;
+const W = 10;
+const R = 15;
 
-/** One process: `runs` + 5 runs of the fused final stage of `dir`/dist over Buffer chunks of the fixture. */
+/** One process: `runs` + W runs of the fused final stage of `dir`/dist over Buffer chunks of the fixture. */
 const RUNNER = `
 import { readFileSync } from 'node:fs';
-const [dir, file, runs, size] = process.argv.slice(1);
+const [dir, file, runs, size, warm] = process.argv.slice(1);
 const { createOutputStage } = await import(dir + '/dist/pipeline/create-stream.js');
 const dialect = JSON.parse(readFileSync(file + '.stats.json', 'utf8')).dialect;
 const options = dialect === 'gemini-json-array' ? { dialect: 'gemini', framing: 'json-array' } : dialect === 'gemini-sse' ? { dialect: 'gemini' } : { dialect };
@@ -35,18 +38,18 @@ const data = readFileSync(file);
 const chunks = [];
 for (let i = 0; i < data.length; i += Number(size)) chunks.push(data.subarray(i, i + Number(size)));
 const emit = () => {};
-for (let r = 0; r < Number(runs) + 5; r++) {
+for (let r = 0; r < Number(runs) + Number(warm); r++) {
   const s = createOutputStage({ ...options, output: 'final' });
   for (const c of chunks) s.push(c, emit);
   s.end(emit);
 }
 `;
 
-/** Instructions valgrind counted for `dir` with `runs` runs after the 5 warm-ups. */
+/** Instructions valgrind counted for `dir` with `runs` runs after the W warm-ups. */
 async function count(dir: string, runs: number): Promise<number> {
   const args = ['--tool=cachegrind', '--cache-sim=no', '--cachegrind-out-file=/dev/null'];
   args.push(process.execPath, '--single-threaded', '--predictable', '--predictable-gc-schedule', '--input-type=module');
-  args.push('--eval', RUNNER, resolve(dir), resolve(fixture), String(runs), chunk);
+  args.push('--eval', RUNNER, resolve(dir), resolve(fixture), String(runs), chunk, String(W));
   const { stderr } = await run('valgrind', args, { maxBuffer: 1 << 24 });
   const m = /I\s+refs:\s+([\d,]+)/.exec(stderr);
   if (m === null) throw new Error(`no instruction count from valgrind for ${dir}:\n${stderr.slice(-2000)}`);

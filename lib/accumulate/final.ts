@@ -106,24 +106,29 @@ export function createFinalAccumulator(options: FinalAccumulatorOptions = {}): F
 }
 
 /**
- * A text or reasoning delta of choice 0 that a normalizer stage handed to the
- * final accumulator stage piped after it without making its event (separate
- * stages: the direct route of TextSink, in stream order).
+ * Consecutive text and reasoning deltas of choice 0 that a normalizer stage
+ * handed to the final accumulator stage piped after it without making their
+ * events (separate stages: the direct route of TextSink, in stream order), as
+ * parallel arrays: no object per delta.
  */
-export class TextRecord {
-  constructor(
-    readonly reasoning: boolean,
-    readonly index: number,
-    readonly contentIndex: number,
-    readonly text: string,
-  ) {}
+export class TextRun {
+  readonly texts: string[] = [];
+  /** Per delta, three numbers: 1 for reasoning (else 0), its index, its contentIndex (-1 when none). */
+  readonly fields: number[] = [];
 
-  /** The event the record stands for, as far as an accumulator reads it. */
-  event(): UnifiedEvent {
-    const ev: UnifiedEvent = this.reasoning
-      ? { type: 'reasoning_delta', index: this.index, text: this.text }
-      : { type: 'text_delta', index: this.index, text: this.text };
-    if (this.contentIndex >= 0) ev.contentIndex = this.contentIndex;
+  add(reasoning: boolean, index: number, contentIndex: number, text: string): void {
+    this.texts.push(text);
+    this.fields.push(reasoning ? 1 : 0, index, contentIndex);
+  }
+
+  /** The event delta i stands for, as far as an accumulator reads it. */
+  event(i: number): UnifiedEvent {
+    const f = this.fields;
+    const index = f[3 * i + 1]!;
+    const contentIndex = f[3 * i + 2]!;
+    const text = this.texts[i]!;
+    const ev: UnifiedEvent = f[3 * i] === 1 ? { type: 'reasoning_delta', index, text } : { type: 'text_delta', index, text };
+    if (contentIndex >= 0) ev.contentIndex = contentIndex;
     return ev;
   }
 }
@@ -314,9 +319,12 @@ export function createFusableFinalAccumulator(options: FinalAccumulatorOptions =
 
   const self: FusableFinalAccumulator = {
     push(ev, emit) {
-      if (ev instanceof TextRecord) {
-        const record: TextRecord = ev;
-        if (!self.takeText(record.reasoning, record.index, record.contentIndex, record.text, emit)) self.push(record.event(), emit);
+      if (ev instanceof TextRun) {
+        const run: TextRun = ev;
+        const f = run.fields;
+        for (let i = 0; i < run.texts.length; i++) {
+          if (!self.takeText(f[3 * i] === 1, f[3 * i + 1]!, f[3 * i + 2]!, run.texts[i]!, emit)) self.push(run.event(i), emit);
+        }
         return;
       }
       try {

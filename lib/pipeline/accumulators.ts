@@ -12,7 +12,7 @@ import type {
 import { createUsageAccumulator, type UsageAccumulator } from '../accumulate/usage.js';
 import type { UnifiedEvent } from '../events.js';
 import { StageTransform, type TransformOptions } from './transform.js';
-import { takesTextRecords } from './handoff.js';
+import { takesTextRuns } from './handoff.js';
 
 /** A pass-through accumulator Transform whose state is `stage`. */
 export type AccumulatorTransform<S> = StageTransform<UnifiedEvent, UnifiedEvent> & { readonly stage: S };
@@ -49,7 +49,7 @@ export function finalAccumulator(
   options: FinalAccumulatorOptions & TransformOptions = {},
 ): StageTransform<UnifiedEvent, FinalResult> & { readonly stage: FinalAccumulator } {
   const stage = createFinalAccumulator(options);
-  takesTextRecords(stage);
+  takesTextRuns(stage);
   return new StageTransform(stage, true, options) as StageTransform<UnifiedEvent, FinalResult> & {
     readonly stage: FinalAccumulator;
   };

@@ -15,7 +15,7 @@
  * Two more hand-offs of the same kind: an SSE framer before the decoder hands
  * whole matched events on as MatchedRuns (framer-handoff.ts), which the decoder
  * numbers and passes on; and a final accumulator after the normalizer gets
- * template text deltas as TextRecords instead of event objects.
+ * template text deltas in TextRuns instead of event objects.
  */
 import type { Frame, ProviderEvent, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
@@ -23,7 +23,7 @@ import { createFrameDecoder, type DecoderOptions, type FrameDecoder } from '../d
 import { createTextNormalizer, type NormalizerOptions, type TextNormalizer } from '../dialects/normalizer.js';
 import { MatchedRun } from '../dialects/fast/event-template.js';
 import type { TextSink } from '../dialects/types.js';
-import { TextRecord } from '../accumulate/final.js';
+import { TextRun } from '../accumulate/final.js';
 import type { ConsumerAwareStage } from './transform.js';
 
 /** A frame the decoder handed on undecoded, with the decoder that numbered it (it also unwraps captures). */
@@ -48,10 +48,10 @@ export interface NormalizerStage extends Stage<ProviderEvent, UnifiedEvent>, Con
 
 /** The stages createNormalizerStage made: the only ones a decoder hands frames to. */
 const normalizerStages = new WeakSet<object>();
-/** Final accumulator stages (finalAccumulator()): the only ones a normalizer stage hands TextRecords to. */
+/** Final accumulator stages (finalAccumulator()): the only ones a normalizer stage hands TextRuns to. */
 const textTakers = new WeakSet<object>();
 
-export function takesTextRecords(stage: object): void {
+export function takesTextRuns(stage: object): void {
   textTakers.add(stage);
 }
 
@@ -102,10 +102,26 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
   let out: Emit<UnifiedEvent> = () => {};
   const toNormalizer: Emit<ProviderEvent> = (pe) => normalizer.push(pe, out);
   let current: Emit<UnifiedEvent> = () => {};
-  /** Piped straight into a final accumulator: template text deltas go on as TextRecords, in order (no event object). */
-  const toRecords: TextSink = (reasoning, index, contentIndex, text) => {
-    current(new TextRecord(reasoning, index, contentIndex, text) as unknown as UnifiedEvent);
+  /**
+   * Piped straight into a final accumulator: template text deltas go on in a
+   * TextRun, in order (no event object). The run is emitted with its first
+   * delta and takes the deltas that follow it within the same input item;
+   * any other event ends it (`other`). (The accumulator reads the run only
+   * once this stage has taken the whole item: a StageTransform hands its
+   * items on after each input, as one batch while batching.)
+   */
+  let run: TextRun | null = null;
+  const toRuns: TextSink = (reasoning, index, contentIndex, text) => {
+    if (run === null) {
+      run = new TextRun();
+      current(run as unknown as UnifiedEvent);
+    }
+    run.add(reasoning, index, contentIndex, text);
     return true;
+  };
+  const other: Emit<UnifiedEvent> = (ev) => {
+    run = null;
+    current(ev);
   };
   /** A frame handed on undecoded: the payload templates first, else decoded. */
   function ordinary(frame: Frame, n: number, decoder: FrameDecoder, emit: Emit<UnifiedEvent>): void {
@@ -117,21 +133,24 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
   const stage: NormalizerStage = {
     normalizer,
     consumedBy(consumer) {
-      normalizer.setTextSink(consumer !== null && textTakers.has(consumer) ? toRecords : null);
+      normalizer.setTextSink(consumer !== null && textTakers.has(consumer) ? toRuns : null);
     },
     push(item: ProviderEvent | HandedFrame | MatchedRun, emit) {
       current = emit;
+      run = null;
       if (item instanceof MatchedRun) {
         const run = item.frames;
         for (let i = 0; i < run.length; i++) {
           const f = run[i]!;
-          if (!normalizer.pushMatched(f, f.origin, f.n, f.at, emit)) ordinary(f, f.n, f.decoder!, emit);
+          if (!normalizer.pushMatched(f, f.origin, f.n, f.at, other)) ordinary(f, f.n, f.decoder!, other);
         }
-      } else if (item instanceof HandedFrame) ordinary(item.frame, item.n, item.decoder, emit);
-      else normalizer.push(item, emit);
+      } else if (item instanceof HandedFrame) ordinary(item.frame, item.n, item.decoder, other);
+      else normalizer.push(item, other);
     },
     end(emit) {
-      normalizer.end(emit);
+      current = emit;
+      run = null;
+      normalizer.end(other);
     },
   };
   normalizerStages.add(stage);

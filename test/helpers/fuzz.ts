@@ -14,7 +14,7 @@ import type { FramingName } from '../../lib/framing/detect.js';
 import { createOutputStage, type CreateStreamOptions } from '../../lib/pipeline/create-stream.js';
 import { createEventsStage } from '../../lib/pipeline/events-stage.js';
 import { createHandoffFramer } from '../../lib/pipeline/framer-handoff.js';
-import { createDecoderStage, createNormalizerStage, takesTextRecords } from '../../lib/pipeline/handoff.js';
+import { createDecoderStage, createNormalizerStage, takesTextRuns } from '../../lib/pipeline/handoff.js';
 import { createAutoFramer, createFramer } from '../../lib/framing/detect.js';
 import type { Stage } from '../../lib/stage.js';
 import { dialectNames } from '../../lib/dialects/registry.js';
@@ -431,7 +431,7 @@ function firstDiff(a: unknown[], b: unknown[]): string {
  *    normalizer), chunked: the same events, or the same fatal error after
  *    the same events, as the fused events stage without the lenient guard;
  *    and with a final accumulator after the normalizer (text deltas handed on
- *    as TextRecords), when nothing threw, the finals a standalone accumulator
+ *    in TextRuns), when nothing threw, the finals a standalone accumulator
  *    makes of those events.
  */
 export function runCase(c: FuzzCase): CaseReport {
@@ -549,7 +549,7 @@ function separateStages(o: CreateStreamOptions, finalLimits?: FinalAccumulatorOp
   const stages: Stage<unknown, unknown>[] = [framer, decoder, normalizer] as Stage<unknown, unknown>[];
   if (finalLimits !== undefined) {
     const accumulator = createFinalAccumulator(finalLimits);
-    takesTextRecords(accumulator);
+    takesTextRuns(accumulator);
     normalizer.consumedBy(accumulator);
     stages.push(accumulator as Stage<unknown, unknown>);
   }

@@ -139,9 +139,9 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
       current = emit;
       run = null;
       if (item instanceof MatchedRun) {
-        const run = item.frames;
-        for (let i = 0; i < run.length; i++) {
-          const f = run[i]!;
+        const frames = item.frames;
+        for (let i = 0; i < frames.length; i++) {
+          const f = frames[i]!;
           if (!normalizer.pushMatched(f, f.origin, f.n, f.at, other)) ordinary(f, f.n, f.decoder!, other);
         }
       } else if (item instanceof HandedFrame) ordinary(item.frame, item.n, item.decoder, other);

@@ -11,6 +11,8 @@ import type { DialectOption, Frame, ProviderEvent, UnifiedEvent } from '../../li
 import { autoFramer, sseFramer } from '../../lib/pipeline/framers.js';
 import { decoder, normalizer } from '../../lib/pipeline/stages.js';
 import { decodeAll } from '../../lib/pipeline/events-stage.js';
+import { createStream } from '../../lib/pipeline/create-stream.js';
+import { finalAccumulator } from '../../lib/pipeline/accumulators.js';
 import { createDecoderStage, type DecoderStage, type NormalizerStage } from '../../lib/pipeline/handoff.js';
 import { MatchedFrame, MatchedRun } from '../../lib/dialects/fast/event-template.js';
 import { createSseFramer } from '../../lib/framing/sse.js';
@@ -235,4 +237,33 @@ t.test('a second consumer of the decoder sees provider events, never a handed fr
   t.strictSame(out2, decodeAll([bytes]), 'the normalizer gives every event across the switch');
   t.ok(seen2.length > 0, 'the late listener got events');
   t.ok(seen2.every((pe) => typeof pe.kind === 'string'), 'all of them provider events');
+});
+
+/** A Readable of `chunks` through `stages` in stream.pipeline, everything that comes out. */
+async function collect(chunks: Buffer[], ...stages: NodeJS.ReadWriteStream[]): Promise<unknown[]> {
+  const out: unknown[] = [];
+  const sink = new Writable({
+    objectMode: true,
+    write(item: unknown, _enc, cb) {
+      out.push(item);
+      cb();
+    },
+  });
+  await (pipeline as unknown as (...s: unknown[]) => Promise<void>)(Readable.from(chunks), ...stages, sink);
+  return out;
+}
+
+t.test('normalizer() piped into finalAccumulator(): logs of many responses give the fused finals, text deltas of one response never go into another', async (t) => {
+  for (const dialect of FIXTURE_DIALECTS.filter((d) => d !== 'gemini-json-array')) {
+    const { data, stats } = generateToBuffer({ dialect, shape: 'log', size: 40_000, seed: 21 });
+    const { dialect: name } = llmstreamOptions(dialect);
+    for (const size of [data.length, 1536]) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < data.length; i += size) chunks.push(data.subarray(i, i + size));
+      const fused = await collect(chunks, createStream({ dialect: name, output: 'final' }));
+      const separate = await collect(chunks, sseFramer(), decoder(), normalizer({ dialect: name }), finalAccumulator());
+      t.equal(separate.length, stats.responses, `${dialect} in ${size}-byte chunks: one final per response`);
+      t.same(separate, fused, `${dialect} in ${size}-byte chunks: the fused finals`);
+    }
+  }
 });

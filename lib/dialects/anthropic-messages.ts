@@ -46,8 +46,6 @@ const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
  * path keeps both dialects identical (and tolerates proxies with the xAI quirk).
  */
 export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
-  // mirrored in handler.started, a data field (an accessor would put the handler in dictionary mode, see normalizer.ts)
-  let started = false;
   let startEmitted = false;
   let startUsage: JsonObject | undefined;
   let usageEmitted = false;
@@ -72,7 +70,7 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
 
     /** Content before message_start (a cut-off head) still opens the response. */
     ensureStarted(): void {
-      started = handler.started = true;
+      handler.started = true;
       if (!startEmitted) {
         startEmitted = true;
         self.emit({ type: 'start', id: null, model: null });
@@ -120,7 +118,7 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
         self.raw(payload);
         return;
       }
-      started = handler.started = true;
+      handler.started = true;
       startEmitted = true;
       const message = obj(payload['message']);
       startUsage = obj(message?.['usage']);
@@ -350,6 +348,7 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
       }
       self.flushUsage();
     },
+    // a data field, not a getter: an accessor would put the handler in dictionary mode (see normalizer.ts)
     started: false as boolean,
   } satisfies ResponseHandler;
   return handler;

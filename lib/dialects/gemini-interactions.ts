@@ -49,8 +49,6 @@ interface OpenCall {
 }
 
 function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
-  // mirrored in handler.started, a data field (an accessor would put the handler in dictionary mode, see normalizer.ts)
-  let started = false;
   /** Interaction id learned before the response began (a resumed stream's status update). */
   let knownId: string | null = null;
   let cursor: string | number | undefined;
@@ -67,8 +65,8 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
     },
 
     ensureStart(id: string | null, model: string | null): void {
-      if (started) return;
-      started = handler.started = true;
+      if (handler.started) return;
+      handler.started = true;
       self.emit({ type: 'start', id: id ?? knownId, model });
     },
 
@@ -189,7 +187,7 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
 
     /** A step.delta recognised from the frame text: what onPayload → stepDelta does for it; false for what ends up raw. */
     onTemplate(m: TemplateMatch): boolean {
-      if (!started) return false;
+      if (!handler.started) return false;
       const index = m.int(F_INDEX);
       const text = m.str(F_TEXT);
       if (index === undefined || text === undefined || text === '') return false;
@@ -233,14 +231,14 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
         case 'interaction.created':
         case 'interaction.start': {
           const interaction = obj(payload['interaction']);
-          if (started) break;
+          if (handler.started) break;
           self.ensureStart(str(interaction?.['id']) ?? null, str(interaction?.['model']) ?? null);
           return;
         }
         case 'interaction.status_update':
         case 'interaction.in_progress':
           // Lifecycle only: it does not begin a response (one may trail a completed one).
-          if (!started) knownId ??= str(payload['interaction_id']) ?? null;
+          if (!handler.started) knownId ??= str(payload['interaction_id']) ?? null;
           break;
         case 'step.start':
           self.ensureStart(null, null);
@@ -272,7 +270,7 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
     },
     onDoneSentinel() {
       cursor = undefined;
-      if (!started) {
+      if (!handler.started) {
         self.raw('[DONE]');
         return;
       }
@@ -285,6 +283,7 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
       cursor = undefined;
       self.closeCompleteCalls();
     },
+    // a data field, not a getter: an accessor would put the handler in dictionary mode (see normalizer.ts)
     started: false as boolean,
   } satisfies ResponseHandler;
   return handler;

@@ -324,8 +324,6 @@ function isEmptyValue(v: Json | undefined): boolean {
 }
 
 function createGeminiResponse(ctx: DialectContext): ResponseHandler {
-  // mirrored in handler.started, a data field (an accessor would put the handler in dictionary mode, see normalizer.ts)
-  let started = false;
   /** The last usageMetadata; its JSON text while it came through the fast path (parsed only if it stays the last). */
   let usage: JsonObject | string | null = null;
   const candidates: CandidateState[] = [];
@@ -536,8 +534,8 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
         self.errorChunk(payload, err);
         return;
       }
-      if (!started) {
-        started = handler.started = true;
+      if (!handler.started) {
+        handler.started = true;
         self.emit({ type: 'start', id: str(payload['responseId']) ?? null, model: str(payload['modelVersion']) ?? null });
       }
       const u = obj(payload['usageMetadata']);
@@ -584,7 +582,7 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
      * map to nothing.
      */
     onTemplate(m: TemplateMatch): boolean {
-      if (!started) return false;
+      if (!handler.started) return false;
       const text = m.str(F_TEXT);
       if (text === undefined || text === '') return false;
       const k = m.int(F_CANDIDATE) ?? 0;
@@ -613,7 +611,7 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
     learnTemplate: learnGeminiTemplate,
     onDoneSentinel() {
       // `[DONE]` is not part of this dialect; a proxy's sentinel before finishReason ends the response cut short.
-      if (!started) {
+      if (!handler.started) {
         self.emit({ type: 'raw', event: '[DONE]' });
         return;
       }
@@ -627,6 +625,7 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
       }
       self.flush();
     },
+    // a data field, not a getter: an accessor would put the handler in dictionary mode (see normalizer.ts)
     started: false as boolean,
   } satisfies ResponseHandler;
   return handler;

@@ -109,8 +109,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
   if (requested !== 'auto' && !(requested in dialects)) {
     throw new OptionError('dialect', requested, `'auto' or one of ${Object.keys(dialects).join(', ')}`);
   }
-  let dialect: DialectName | null = requested === 'auto' ? null : requested;
-  if (dialect !== null) options.onDialect?.(dialect);
+  if (requested !== 'auto') options.onDialect?.(requested);
   let handler: ResponseHandler | null = null;
   let out: Emit<UnifiedEvent> = () => {};
   const undetected: ProviderEvent[] = [];
@@ -140,7 +139,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
           limits.reset();
         }
       } else if (ev.type === 'start') {
-        if (dialect !== null) ev.dialect = dialect;
+        if (self.dialect !== null) ev.dialect = self.dialect;
       } else if (ev.type === 'tool_call_start' || ev.type === 'tool_call_delta' || ev.type === 'tool_call_done') {
         if (!limits.check(ev)) return;
       }
@@ -171,10 +170,10 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
         else ctx.emit({ type: 'raw', event: '[DONE]' });
         return;
       case 'json':
-        if (pe.direction === 'send' && (dialect === null || dialects[dialect].readsClientMessages !== true)) {
+        if (pe.direction === 'send' && (self.dialect === null || dialects[self.dialect].readsClientMessages !== true)) {
           // A client message from a capture log: kept, in order, but never part of a response.
           // Held while the dialect is unknown: it may read them once it is known (see readsClientMessages).
-          if (dialect === null) undetected.push(pe);
+          if (self.dialect === null) undetected.push(pe);
           else ctx.emit({ type: 'raw', event: pe.payload });
           return;
         }
@@ -189,7 +188,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       return;
     }
     // A typed error event (`{type: 'error', …}`) of a known dialect is the dialect's to handle.
-    const typed = dialect !== null && typeof payload['type'] === 'string';
+    const typed = self.dialect !== null && typeof payload['type'] === 'string';
     if (handler === null && !typed && 'error' in payload && detectDialect(payload) === null) {
       const err = providerError(payload);
       if (err !== undefined) {
@@ -199,27 +198,27 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
         return;
       }
     }
-    if (requested === 'auto' && handler === null && dialect !== null) {
+    if (requested === 'auto' && handler === null && self.dialect !== null) {
       // Between responses a log may switch provider (a gateway's mixed log): re-detect.
       const next = detectDialect(payload);
-      if (next !== null && next !== dialect && switches(dialect, next)) {
-        dialect = self.dialect = next;
+      if (next !== null && next !== self.dialect && switches(self.dialect, next)) {
+        self.dialect = next;
         templates.clear();
         events.clear();
         options.onDialect?.(next);
       }
     }
-    if (dialect === null) {
-      dialect = self.dialect = detectDialect(payload);
-      if (dialect === null) {
+    if (self.dialect === null) {
+      self.dialect = detectDialect(payload);
+      if (self.dialect === null) {
         undetected.push(pe);
         if (undetected.length > MAX_UNDETECTED) giveUp();
         return;
       }
-      options.onDialect?.(dialect);
+      options.onDialect?.(self.dialect);
       replayUndetected();
     }
-    const h = (handler ??= dialects[dialect].createResponse(ctx));
+    const h = (handler ??= dialects[self.dialect].createResponse(ctx));
     h.onPayload(payload, pe.event);
     if (missed !== null) {
       const text = missed;
@@ -321,7 +320,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     abandon(emit) {
       close(emit, false);
     },
-    dialect,
+    dialect: requested === 'auto' ? null : requested,
     setTextSink(s) {
       textSink = s;
     },

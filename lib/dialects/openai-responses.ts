@@ -113,8 +113,6 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
   const isClientKind = (kind: CallKind): boolean => kind === 'function' || kind === 'item' || (kind === 'custom' && !hostedCustom);
 
   function createResponse(ctx: DialectContext): ResponseHandler {
-    // mirrored in handler.started, a data field (an accessor would put the handler in dictionary mode, see normalizer.ts)
-    let started = false;
     let responseId: string | null = null;
     /** sequence_number of the payload being handled: stamped on every event it produces. */
     let cursor: number | undefined;
@@ -145,7 +143,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
       },
 
       begin(p: JsonObject): void {
-        started = handler.started = true;
+        handler.started = true;
         const response = obj(p['response']);
         responseId = str(response?.['id']) ?? null;
         self.out({ type: 'start', id: responseId, model: str(response?.['model']) ?? null });
@@ -467,7 +465,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
        * it, decided before any state changes; false for what ends up raw.
        */
       onTemplate(m: TemplateMatch): boolean {
-        if (!started) return false;
+        if (!handler.started) return false;
         const delta = m.str(F_DELTA);
         if (delta === undefined || delta === '') return false;
         const kind = m.kind;
@@ -510,7 +508,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
         const type = str(p['type']) ?? '';
         const seq = num(p['sequence_number']);
         cursor = seq;
-        if (!started) {
+        if (!handler.started) {
           if (type === '' && obj(p['error']) !== undefined) {
             // A plain JSON error body (HTTP 4xx) when the dialect was forced: no response began.
             const { code, message } = readError(p);
@@ -549,6 +547,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
         // (and the normalizer adds no incomplete_stream error).
         if (errorSeen) self.out(doneEvent('error', null));
       },
+      // a data field, not a getter: an accessor would put the handler in dictionary mode (see normalizer.ts)
       started: false as boolean,
     } satisfies ResponseHandler;
     return handler;

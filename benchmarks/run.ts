@@ -80,7 +80,7 @@ export function keptSection(existing: string, name: string, fallback: string): s
 }
 
 /** Fast methods run until their timed runs add up to this (see worker.ts). */
-const MIN_TIMED_MS = 1000;
+const MIN_TIMED_MS = 2000;
 
 /** CPU time the hypervisor took from this virtual machine so far (the `steal` column of /proc/stat), or null off Linux. */
 function stolenSeconds(): number | null {
@@ -99,7 +99,7 @@ async function main(argv: string[]): Promise<void> {
   const slowSize = parseSize(arg(argv, '--slow-size') ?? formatSize(size));
   const runs = Number(arg(argv, '--runs') ?? (quick ? '3' : '5'));
   const warmup = Number(arg(argv, '--warmup') ?? '1');
-  const maxRuns = runs * 3;
+  const maxRuns = runs * 5;
   const chunks = (arg(argv, '--chunks') ?? '65536,1536').split(',').map(Number);
   const seed = Number(arg(argv, '--seed') ?? '1');
   const dialects = (arg(argv, '--dialect')?.split(',') ?? [...FIXTURE_DIALECTS]) as FixtureDialect[];

@@ -129,13 +129,13 @@ async function main(argv: string[]): Promise<void> {
   const load0 = loadavg()[0]!;
   const fixturePath = arg(argv, '--fixture');
   const out = arg(argv, '--out');
-  if (fixturePath === undefined || out === undefined) throw new Error('usage: worker.ts --fixture F --out results.json [--slow-fixture G] [--runs 5] [--warmup 1] [--warmup-max 6] [--warmup-ms 500] [--min-timed-ms 1000] [--max-runs 15] [--chunks 65536,1536] [--methods a,b] [--forced-gc]');
+  if (fixturePath === undefined || out === undefined) throw new Error('usage: worker.ts --fixture F --out results.json [--slow-fixture G] [--runs 5] [--warmup 1] [--warmup-max 6] [--warmup-ms 500] [--min-timed-ms 2000] [--max-runs 25] [--chunks 65536,1536] [--methods a,b] [--forced-gc]');
   const runs = Number(arg(argv, '--runs') ?? '5');
   const warmup = Number(arg(argv, '--warmup') ?? '1');
   const warmupMax = Math.max(warmup, Number(arg(argv, '--warmup-max') ?? '6'));
   const warmupMs = Number(arg(argv, '--warmup-ms') ?? '500');
-  const minTimedMs = Number(arg(argv, '--min-timed-ms') ?? '1000');
-  const maxRuns = Math.max(runs, Number(arg(argv, '--max-runs') ?? String(runs * 3)));
+  const minTimedMs = Number(arg(argv, '--min-timed-ms') ?? '2000');
+  const maxRuns = Math.max(runs, Number(arg(argv, '--max-runs') ?? String(runs * 5)));
   const chunkSizes = (arg(argv, '--chunks') ?? '65536,1536').split(',').map(Number);
   const only = arg(argv, '--methods')?.split(',');
   /** A forced GC before every run (see run.ts: it makes V8 drop optimized code). */
@@ -199,7 +199,8 @@ async function main(argv: string[]): Promise<void> {
     }
     // `runs` timed rounds of every method, then more rounds of the fast ones (round-robin
     // still) until each has `minTimedMs` of timed runs or `maxRuns` runs: the median of five
-    // 60 ms runs moved by ±30 % on this 2-core machine, that of a few seconds' worth much less.
+    // 60 ms runs moved by ±30 % on this 2-core machine, that of a few seconds' worth much less
+    // (five or six runs of 150-200 ms, what 1 s gave the Interactions methods, still ±15 %).
     const timed = (s: (typeof state)[number]): number => s.times.reduce((a, b) => a + b, 0);
     for (let round = 0; round < maxRuns; round++) {
       for (const s of state) {

@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'frame_too_large'
   | 'invalid_json_array'
   | 'invalid_utf8'
+  | 'not_a_stream'
   // decoding
   | 'invalid_json'
   | 'unknown_dialect'

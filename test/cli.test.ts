@@ -120,6 +120,22 @@ t.test('--strict: the first error event ends the run with exit 1 and a one-line 
   t.notMatch(strict.stdout, /"at":/, 'positions stay out of the output unless asked for');
 });
 
+t.test('an input that is not a stream (an HTML error page) is an error event, not silence; --strict exits 1', async (t) => {
+  const page = '<html>\r\n<body>502 Bad Gateway</body>\r\n</html>\r\n';
+  const lenient = await run([], page);
+  t.equal(lenient.code, 0);
+  t.same(
+    lenient.stdout.trim().split('\n').map((l) => JSON.parse(l).type),
+    ['error', 'done'],
+  );
+  t.match(lenient.stdout, /"code":"not_a_stream".*the line at byte 0 is not an SSE field \(\\"<html>\\"\)/);
+  const final = await run(['--out', 'final'], page);
+  t.match(JSON.parse(final.stdout), { stopReason: 'error', errors: [{ code: 'not_a_stream' }] });
+  const strict = await run(['--strict'], page);
+  t.equal(strict.code, 1);
+  t.match(strict.stderr, `llmstream: stdin: not_a_stream at byte 0 (frame 0): no stream event in ${page.length} bytes of input`);
+});
+
 t.test('--audio-out writes each response\'s audio to its own file', async (t) => {
   const out = mkdtempSync(join(tmpdir(), 'llmstream-audio-'));
   const r = await run(['--out', 'final', '--audio-out', out, fx('gemini-live/audio-transcript.json')]);

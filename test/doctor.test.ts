@@ -182,6 +182,12 @@ t.test('an empty input is an error', async (t) => {
   t.match(r.stdout, '  error no_frames at byte 0 (end of input): the input is empty\n');
 });
 
+t.test('an input of lines that are not SSE fields: no_frames names the first one', async (t) => {
+  const r = await run(['doctor'], '<html>502 Bad Gateway</html>\n');
+  t.equal(r.code, 1);
+  t.match(r.stdout, 'error no_frames at byte 29 (end of input): no stream event in 29 bytes of input: the line at byte 0 is not an SSE field ("<html>502 Bad Gateway</html>")\n');
+});
+
 // ---------------------------------------------------------------------------
 // inputs, options, output
 

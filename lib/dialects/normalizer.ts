@@ -15,6 +15,7 @@ import type { DialectContext, ResponseHandler, TextSink } from './types.js';
 import { createResponseLimits, type DialectLimitOptions } from './limits.js';
 import { TemplateStore, type Template, type TemplateMatch } from './fast/template.js';
 import { EventTemplateStore } from './fast/event-template.js';
+import type { Unframed } from '../framing/sse.js';
 
 export interface NormalizerOptions extends DialectLimitOptions {
   /** @defaultValue 'auto' */
@@ -98,6 +99,8 @@ export interface TextNormalizer extends Normalizer {
   learnEvent(event: string, buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void;
   /** The payload template that recognises `text`, if any (for event templates learned in another stage). */
   templateFor(text: string): Template | null;
+  /** The SSE input ended without an event but with lines that are not SSE fields: a terminal not_a_stream error, then done(error). */
+  unframed(report: Unframed, emit: Emit<UnifiedEvent>): void;
 }
 
 export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
@@ -313,6 +316,14 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     },
     templateFor(text) {
       return templates.recognise(text);
+    },
+    unframed(report, emit) {
+      out = emit;
+      ctx.at = report.at;
+      ctx.frame = 0;
+      ctx.emit(errorEvent('not_a_stream', report.message, true, report.line));
+      ctx.emit(doneEvent('error', null));
+      ctx.at = undefined;
     },
     end(emit) {
       close(emit, true);

@@ -11,6 +11,7 @@ import { createDecoder } from '../dialects/decoder.js';
 import { createNormalizer } from '../dialects/normalizer.js';
 import { createAutoFramer, createFramer, type FramingName, type FramingOption } from '../framing/detect.js';
 import type { Chunk } from '../framing/bytes.js';
+import type { InternalSseOptions, Unframed } from '../framing/sse.js';
 import { isFinalDone } from '../accumulate/response.js';
 import { byPosition, finishChecks, type PayloadCheck } from './checks.js';
 import { createIndexReuseCheck } from './index-checks.js';
@@ -45,9 +46,14 @@ const FATAL_CODES = new Set<AnomalyCode>(['frame_too_large', 'invalid_json_array
 export function createDiagnosis(options: DiagnoseOptions): Diagnosis {
   let framing: FramingName | null = null;
   const framingOption = options.framing ?? 'auto';
-  const framerOptions = {
+  /** An SSE input of no event but lines that are not SSE fields: its no_frames says which line. */
+  let unframed: Unframed | null = null;
+  const framerOptions: InternalSseOptions & { positions: boolean; maxFrameBytes?: number } = {
     positions: true,
     ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
+    onUnframed: (report) => {
+      unframed = report;
+    },
   };
   let framer: Stage<Chunk, Frame>;
   if (framingOption === 'auto') framer = createAutoFramer(framerOptions, (f) => (framing = f));
@@ -124,7 +130,8 @@ export function createDiagnosis(options: DiagnoseOptions): Diagnosis {
       terminal.finish(responses, outside, end);
       if (fatal !== null) outside.push(fatal);
       else if (frames === 0) {
-        const a = anomaly('no_frames', bytes === 0 ? 'the input is empty' : 'no frames: nothing in the input is a stream event', end);
+        const why = bytes === 0 ? 'the input is empty' : (unframed as Unframed | null)?.message ?? 'no frames: nothing in the input is a stream event';
+        const a = anomaly('no_frames', why, end);
         a.atEnd = true;
         outside.push(a);
       }

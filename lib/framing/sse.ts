@@ -3,7 +3,7 @@
  * stream": bytes → { event, data, id, retry? } frames.
  */
 import { FrameTooLargeError } from '../errors.js';
-import type { Frame } from '../events.js';
+import type { Frame, Position } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { toBuffer, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
@@ -33,9 +33,36 @@ export interface SseEventHook {
   readonly block: { buf: Buffer | null; start: number; dataStart: number; dataEnd: number; end: number };
 }
 
+/**
+ * An SSE input that ended without a single event but held lines that are not
+ * SSE fields: most often an HTML or plain-text error page from a proxy. The
+ * WHATWG parser ignores such lines, so this is the only trace they leave.
+ */
+export class Unframed {
+  constructor(
+    /** Bytes of input read. */
+    readonly bytes: number,
+    /** Byte offset of the first such line. */
+    readonly offset: number,
+    /** Its first bytes (up to 80), decoded. */
+    readonly line: string,
+    /** `{frame: 0, offset}` with positions on. */
+    readonly at: Position | undefined,
+  ) {}
+
+  get message(): string {
+    return `no stream event in ${this.bytes} bytes of input: the line at byte ${this.offset} is not an SSE field (${JSON.stringify(this.line)})`;
+  }
+}
+
+/** Most bytes of the first ignored line kept for the report. */
+const UNFRAMED_EXCERPT = 80;
+
 /** Options the fused stage and the SSE framer stage pass (not part of the public options). */
 export interface InternalSseOptions {
   eventHook?: SseEventHook;
+  /** Called at end of input when no event was dispatched but lines that are not SSE fields were read. */
+  onUnframed?: (report: Unframed) => void;
 }
 
 export interface SseFramerOptions extends FramerOptions {
@@ -55,6 +82,11 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
   const flushIncomplete = options.flushIncomplete ?? true;
   const hook = (options as InternalSseOptions).eventHook;
   const block = hook?.block;
+  const onUnframed = (options as InternalSseOptions).onUnframed;
+  /** Bytes read, and the first line that is not an SSE field while no event has been dispatched yet (-1: none). */
+  let bytesIn = 0;
+  let ignoredAt = -1;
+  let ignoredLine = '';
 
   let emit: Emit<Frame> = () => {};
   let eventType = '';
@@ -142,8 +174,11 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
       if (!id.includes('\0')) lastEventId = id;
     } else if (nameLen === 5 && isName(buf, start, 'retry')) {
       if (v < end && allDigits(buf, v, end)) retry = Number(buf.toString('latin1', v, end));
+    } else if (ignoredAt < 0 && frameNo === 0) {
+      // any other field is ignored; the first one before any event is kept for onUnframed
+      ignoredAt = offset;
+      ignoredLine = utf8(buf, start, Math.min(end, start + UNFRAMED_EXCERPT));
     }
-    // any other field is ignored
   }
 
   /** Records the plain block that the blank line at buf[end] closes (its terminator must be whole in `buf`). */
@@ -205,12 +240,17 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
   return {
     push(chunk, out) {
       emit = out;
-      lines.push(toBuffer(chunk));
+      const buf = toBuffer(chunk);
+      bytesIn += buf.length;
+      lines.push(buf);
     },
     end(out) {
       emit = out;
       lines.end(flushIncomplete);
       if (flushIncomplete) dispatch();
+      if (frameNo === 0 && ignoredAt >= 0 && onUnframed !== undefined) {
+        onUnframed(new Unframed(bytesIn, ignoredAt, ignoredLine, positions ? { frame: 0, offset: ignoredAt } : undefined));
+      }
     },
   };
 }

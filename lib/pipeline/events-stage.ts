@@ -14,7 +14,7 @@ import type { TextSink } from '../dialects/types.js';
 import { createTextNormalizer } from '../dialects/normalizer.js';
 import { createAutoFramer, createFramer, type FramingName, type FramingOption } from '../framing/detect.js';
 import type { Chunk } from '../framing/bytes.js';
-import type { InternalSseOptions, SseEventHook } from '../framing/sse.js';
+import type { InternalSseOptions, SseEventHook, Unframed } from '../framing/sse.js';
 import { chain } from '../stage.js';
 
 export interface EventsStageOptions extends DialectLimitOptions {
@@ -53,11 +53,16 @@ interface InternalOptions {
 export function createEventsStage(options: EventsStageOptions = {}): EventsStage {
   const fast = (options as InternalOptions).fastPath !== false;
   const hook: SseEventHook | undefined = fast ? createEventHook() : undefined;
+  /** Set by the SSE framer's end when the input held no event but lines that are not SSE fields. */
+  let unframed: Unframed | null = null;
   const framerOptions: InternalSseOptions & { maxFrameBytes?: number; flushIncomplete?: boolean; positions: boolean } = {
     ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
     ...(options.flushIncomplete === undefined ? {} : { flushIncomplete: options.flushIncomplete }),
     positions: options.positions ?? false,
     ...(hook === undefined ? {} : { eventHook: hook }),
+    onUnframed: (report) => {
+      unframed = report;
+    },
   };
   const framing = options.framing ?? 'auto';
   let framer: Stage<Chunk, Frame>;
@@ -87,6 +92,8 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
       decoder.decode(frame, n, toNormalizer);
     },
     end(emit) {
+      // (the framer has ended: chain ends it first)
+      if (unframed !== null) normalizer.unframed(unframed, emit);
       normalizer.end(emit);
     },
   };

@@ -12,7 +12,7 @@
 import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import type { Chunk } from '../framing/bytes.js';
-import type { InternalSseOptions, SseEventHook } from '../framing/sse.js';
+import { Unframed, type InternalSseOptions, type SseEventHook } from '../framing/sse.js';
 import { EventTemplateStore, MatchedRun } from '../dialects/fast/event-template.js';
 import { isDecoderStage, type DecoderStage } from './handoff.js';
 import type { ConsumerAwareStage } from './transform.js';
@@ -44,7 +44,14 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
     },
     block: { buf: null, start: 0, dataStart: 0, dataEnd: 0, end: 0 },
   };
-  const framer = make({ eventHook: hook });
+  /** The input held no event, only lines that are not SSE fields: handed on at the end, to a decoder stage only. */
+  let unframed: Unframed | null = null;
+  const framer = make({
+    eventHook: hook,
+    onUnframed: (report) => {
+      unframed = report;
+    },
+  });
 
   /** Frames read the ordinary way: a plain block whose payload a payload template recognises teaches an event template. */
   const learn: Emit<Frame> = (frame) => {
@@ -72,6 +79,7 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
       out = emit;
       framer.end(learn);
       flush();
+      if (unframed !== null && decoder !== null) emit(unframed as unknown as Frame); // see handoff.ts
     },
     consumedBy(consumer) {
       decoder = consumer !== null && isDecoderStage(consumer) ? consumer : null;

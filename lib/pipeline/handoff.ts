@@ -22,6 +22,7 @@ import type { Emit, Stage } from '../stage.js';
 import { createFrameDecoder, type DecoderOptions, type FrameDecoder } from '../dialects/decoder.js';
 import { createTextNormalizer, type NormalizerOptions, type TextNormalizer } from '../dialects/normalizer.js';
 import { MatchedRun } from '../dialects/fast/event-template.js';
+import { Unframed } from '../framing/sse.js';
 import type { TextSink } from '../dialects/types.js';
 import { TextRun } from '../accumulate/final.js';
 import type { ConsumerAwareStage } from './transform.js';
@@ -81,8 +82,14 @@ export function createDecoderStage(options: DecoderOptions = {}): DecoderStage {
         } else for (let i = 0; i < run.length; i++) frames.decode(run[i]!, frames.number(run[i]!), emit);
         return;
       }
+      if (frame instanceof Unframed) {
+        // an input of no event, only lines that are not SSE fields: the normalizer stage reports it
+        // (a decoder read by anything else passes on provider events only, and there are none)
+        if (stage.handOff) emit(frame as unknown as ProviderEvent);
+        return;
+      }
       const n = frames.number(frame);
-      // Only a normalizer stage ever receives a HandedFrame or a MatchedRun (see consumedBy).
+      // Only a normalizer stage ever receives a HandedFrame, a MatchedRun or an Unframed (see consumedBy).
       if (stage.handOff) emit(new HandedFrame(frame, n, frames) as unknown as ProviderEvent);
       else frames.decode(frame, n, emit);
     },
@@ -135,10 +142,11 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
     consumedBy(consumer) {
       normalizer.setTextSink(consumer !== null && textTakers.has(consumer) ? toRuns : null);
     },
-    push(item: ProviderEvent | HandedFrame | MatchedRun, emit) {
+    push(item: ProviderEvent | HandedFrame | MatchedRun | Unframed, emit) {
       current = emit;
       run = null;
-      if (item instanceof MatchedRun) {
+      if (item instanceof Unframed) normalizer.unframed(item, other);
+      else if (item instanceof MatchedRun) {
         const frames = item.frames;
         for (let i = 0; i < frames.length; i++) {
           const f = frames[i]!;

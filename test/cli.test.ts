@@ -136,6 +136,23 @@ t.test('an input that is not a stream (an HTML error page) is an error event, no
   t.match(strict.stderr, `llmstream: stdin: not_a_stream at byte 0 (frame 0): no stream event in ${page.length} bytes of input`);
 });
 
+t.test('--out text: error events go to stderr, one line each, as they come; the text stays on stdout', async (t) => {
+  const file = fx('anthropic-messages/overloaded-error.sse');
+  const r = await run(['--out', 'text', file]);
+  t.equal(r.code, 0, 'lenient: exit 0');
+  t.equal(r.stdout, 'Once upon a\n');
+  t.equal(r.stderr, `llmstream: ${file}: overloaded_error: Overloaded\n`);
+  const page = await run(['--out', 'text'], '<html>502</html>\n');
+  t.equal(page.stdout, '\n', 'the failed response ends with its newline');
+  t.match(page.stderr, /^llmstream: stdin: not_a_stream: no stream event in 17 bytes of input/);
+  t.equal(page.stderr.split('\n').length, 2, 'one line');
+  const strict = await run(['--out', 'text', '--strict', file]);
+  t.equal(strict.code, 1);
+  t.equal(strict.stderr.split('\n').length, 2, '--strict: its own one message, not two');
+  const events = await run([file]);
+  t.equal(events.stderr, '', 'in the JSON modes errors are in the output, not on stderr');
+});
+
 t.test('--audio-out writes each response\'s audio to its own file', async (t) => {
   const out = mkdtempSync(join(tmpdir(), 'llmstream-audio-'));
   const r = await run(['--out', 'final', '--audio-out', out, fx('gemini-live/audio-transcript.json')]);

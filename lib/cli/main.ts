@@ -6,11 +6,11 @@
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { StreamError } from '../errors.js';
-import type { Frame, UnifiedEvent } from '../events.js';
+import type { ErrorEvent, Frame, UnifiedEvent } from '../events.js';
 import type { FinalResult } from '../accumulate/types.js';
 import { createAutoFramer, createFramer } from '../framing/detect.js';
 import type { Chunk } from '../framing/bytes.js';
-import { createGuardedEventsStage, createTextStage, fuseText } from '../pipeline/create-stream.js';
+import { createGuardedEventsStage, createTextStage, errorFromEvent, fuseText, type TextTakingStage } from '../pipeline/create-stream.js';
 import { createFusableFinalAccumulator } from '../accumulate/final.js';
 import { chain, type Stage } from '../stage.js';
 import { createAudioWriter } from './audio-out.js';
@@ -33,7 +33,23 @@ function version(): string {
   return pkg.version;
 }
 
-function makeStage(opts: CliOptions, file: string, index: number): Stage<Chunk, Item> {
+/**
+ * --out text: the text stage, with each error event reported on stderr as it
+ * comes (text has no room for it, and a pipe user must not lose it).
+ */
+function textReportingErrors(report: (ev: ErrorEvent) => void): TextTakingStage<string> {
+  const text = createTextStage();
+  return {
+    push(ev, emit) {
+      if (ev.type === 'error') report(ev);
+      text.push(ev, emit);
+    },
+    takeText: text.takeText,
+    end: text.end,
+  };
+}
+
+function makeStage(opts: CliOptions, file: string, index: number, report: (ev: ErrorEvent) => void): Stage<Chunk, Item> {
   if (opts.out === 'frames') {
     const o = { positions: opts.positions };
     return opts.framing === 'auto' ? createAutoFramer(o) : createFramer(opts.framing, o);
@@ -48,13 +64,13 @@ function makeStage(opts: CliOptions, file: string, index: number): Stage<Chunk, 
   if (opts.audioOut === null) {
     // as createStream: text deltas go straight into the final result / text output
     if (opts.out === 'final') return fuseText(guarded, createFusableFinalAccumulator());
-    if (opts.out === 'text') return fuseText(guarded, createTextStage());
+    if (opts.out === 'text') return fuseText(guarded, textReportingErrors(report));
     return guarded;
   }
   const prefix = `${String(index + 1).padStart(2, '0')}-${file === '-' ? 'stdin' : basename(file).replace(/[^A-Za-z0-9_.-]/g, '_')}`;
   const events = chain(guarded, createAudioWriter(opts.audioOut, prefix));
   if (opts.out === 'final') return chain(events, createFusableFinalAccumulator());
-  if (opts.out === 'text') return chain(events, createTextStage());
+  if (opts.out === 'text') return chain(events, textReportingErrors(report));
   return events;
 }
 
@@ -118,7 +134,10 @@ function progressFor(file: string, opts: CliOptions, io: CliIO): Progress | null
 }
 
 async function runFile(file: string, index: number, opts: CliOptions, io: CliIO): Promise<number | null> {
-  const stage = makeStage(opts, file, index);
+  const name = file === '-' ? 'stdin' : file;
+  const stage = makeStage(opts, file, index, (ev) => {
+    io.stderr.write(`llmstream: ${name}: ${errorFromEvent(ev).message}\n`);
+  });
   const progress = progressFor(file, opts, io);
   const format = formatter(opts);
   const lines: string[] = [];
@@ -145,7 +164,6 @@ async function runFile(file: string, index: number, opts: CliOptions, io: CliIO)
   } catch (err) {
     progress?.done();
     await flush();
-    const name = file === '-' ? 'stdin' : file;
     if (err instanceof StreamError) {
       io.stderr.write(`llmstream: ${name}: ${err.message}\n`);
       return 1;

@@ -151,6 +151,9 @@ t.test('--out text: error events go to stderr, one line each, as they come; the 
   t.equal(strict.stderr.split('\n').length, 2, '--strict: its own one message, not two');
   const events = await run([file]);
   t.equal(events.stderr, '', 'in the JSON modes errors are in the output, not on stderr');
+  const frames = await run(['--out', 'frames'], '<html>502</html>\n');
+  t.equal(frames.stdout, '', '--out frames: no frame');
+  t.match(frames.stderr, /^llmstream: stdin: not_a_stream: no stream event in 17 bytes of input: the line at byte 0 is not an SSE field/);
 });
 
 t.test('--audio-out writes each response\'s audio to its own file', async (t) => {

@@ -7,8 +7,9 @@
  * belong to no response are handled so:
  * - `raw`, `session`, `tool_call_cancel`: not reflected in any final;
  * - `error` and `usage` while no response is open: carried into the next
- *   response's final; if input ends with no response open they appear in no
- *   final at all (they still flowed as events).
+ *   response's final; errors left when input ends make one final of their
+ *   own (no dialect, no content, stopReason `error`), so final mode never
+ *   drops them; a usage left alone appears in no final.
  *
  * Content: text deltas flagged `transcript` (audio transcripts) are visible
  * text. A signature attaches to the last reasoning block of its (choice,
@@ -346,9 +347,19 @@ export function createFusableFinalAccumulator(options: FinalAccumulatorOptions =
       return true;
     },
     end(emit) {
-      pendingErrors = [];
-      pendingUsage = null;
-      if (!tracker.open) return;
+      if (!tracker.open) {
+        // Errors after the last response (invalid JSON, an unknown dialect, …): a final of their own,
+        // else final mode would drop them without a trace.
+        if (pendingErrors.length > 0) {
+          reset();
+          begin();
+          const result = build('error', null);
+          reset();
+          emit(result);
+        }
+        pendingUsage = null;
+        return;
+      }
       const result = buildFailed('incomplete_stream', 'input ended before the response was done');
       reset();
       tracker.reset();

@@ -10,6 +10,7 @@ import type { ErrorEvent, Frame, UnifiedEvent } from '../events.js';
 import type { FinalResult } from '../accumulate/types.js';
 import { createAutoFramer, createFramer } from '../framing/detect.js';
 import type { Chunk } from '../framing/bytes.js';
+import type { InternalSseOptions } from '../framing/sse.js';
 import { createGuardedEventsStage, createTextStage, errorFromEvent, fuseText, type TextTakingStage } from '../pipeline/create-stream.js';
 import { createFusableFinalAccumulator } from '../accumulate/final.js';
 import { chain, type Stage } from '../stage.js';
@@ -51,7 +52,11 @@ function textReportingErrors(report: (ev: ErrorEvent) => void): TextTakingStage<
 
 function makeStage(opts: CliOptions, file: string, index: number, report: (ev: ErrorEvent) => void): Stage<Chunk, Item> {
   if (opts.out === 'frames') {
-    const o = { positions: opts.positions };
+    const o: InternalSseOptions & { positions: boolean } = {
+      positions: opts.positions,
+      // no frame for it: told on stderr, as the other modes' not_a_stream error
+      onUnframed: (u) => report({ type: 'error', code: 'not_a_stream', message: u.message, terminal: true, ...(u.at === undefined ? {} : { at: u.at }) }),
+    };
     return opts.framing === 'auto' ? createAutoFramer(o) : createFramer(opts.framing, o);
   }
   const guarded = createGuardedEventsStage({

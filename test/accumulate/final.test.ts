@@ -397,13 +397,23 @@ t.test('errors: in the response, terminal with done, and outside any response', 
     error('sequence_gap', 'expected 5, got 7', false),
     done('end', 'stop'),
     error('unknown_dialect', 'could not tell', false),
+    usage({ inputTokens: 3 }),
+    error('invalid_json', 'frame 12: payload is not valid JSON', false),
   ]);
-  t.equal(out.length, 2, 'a trailing error outside any response produces no final');
   t.strictSame(out[0]?.errors, []);
   t.strictSame(
     out[1]?.errors.map((e) => e.code),
     ['invalid_json', 'sequence_gap'],
   );
+  // Errors after the last response make a final of their own: final mode never drops them.
+  t.equal(out.length, 3, 'one final for the trailing errors');
+  t.match(out[2], { dialect: null, id: null, content: [], text: '', stopReason: 'error', providerReason: null, usage: { inputTokens: 3 } });
+  t.strictSame(
+    out[2]?.errors.map((e) => e.code),
+    ['unknown_dialect', 'invalid_json'],
+  );
+  t.equal(finals([...openaiChatText(), usage({ inputTokens: 3 })]).length, 1, 'a trailing usage alone makes none');
+  t.equal(finals([error('invalid_json', 'x', false)]).length, 1, 'nor does an input of errors only go without one');
 });
 
 t.test('usage: the last event replaces, never sums; usage outside a response goes to the next one', async (t) => {

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FinalAccumulatorOptions, FinalResult } from '../../lib/accumulate/types.js';
 import { createFinalAccumulator } from '../../lib/accumulate/final.js';
+import { BEGIN, OUTSIDE, RESTART, ResponseTracker } from '../../lib/accumulate/response.js';
 import { StreamError } from '../../lib/errors.js';
 import type { DialectName, DoneEvent, UnifiedEvent } from '../../lib/events.js';
 import type { FramingName } from '../../lib/framing/detect.js';
@@ -420,7 +421,9 @@ function firstDiff(a: unknown[], b: unknown[]): string {
  * 3. strict events, chunked: throws a StreamError exactly when (1) had an error
  *    event, with that event's code, after emitting exactly the events before it;
  * 4. lenient finals, chunked: only a typed error may escape (a limit); without
- *    one, one final per final `done` of (1), with that done's stop reason;
+ *    one, one final per final `done` of (1), with that done's stop reason,
+ *    and one more (stop reason `error`) when error events follow the last
+ *    response with none after them;
  * 5. the fused finals of (4) are what the standalone final accumulator makes
  *    of the same run's events (the fused stage takes text deltas by a direct
  *    route, see TextSink), the limit that stopped it included;
@@ -434,6 +437,18 @@ function firstDiff(a: unknown[], b: unknown[]): string {
  *    in TextRuns), when nothing threw, the finals a standalone accumulator
  *    makes of those events.
  */
+/** True when error events come while no response is open and no response begins after them. */
+function trailingErrors(events: readonly UnifiedEvent[]): boolean {
+  const tracker = new ResponseTracker();
+  let pending = false;
+  for (const ev of events) {
+    const step = tracker.step(ev);
+    if (step === BEGIN || step === RESTART) pending = false;
+    else if (step === OUTSIDE && ev.type === 'error') pending = true;
+  }
+  return pending && !tracker.open;
+}
+
 export function runCase(c: FuzzCase): CaseReport {
   const started = performance.now();
   const chunks = chunksOf(c);
@@ -502,12 +517,14 @@ export function runCase(c: FuzzCase): CaseReport {
   } else if (Object.keys(c.finalLimits).length === 0 || !finals.items.some((f) => f.errors.some((e) => e.code === 'limit_exceeded'))) {
     // The final run saw the events of run (1) (no limit of its own tripped): one final per final done.
     const dones = events.filter((e): e is DoneEvent => e.type === 'done' && isFinalDone(e));
-    if (finals.items.length !== dones.length) {
-      return report(`${finals.items.length} finals for ${dones.length} final done events`, hadErrors);
+    const stops = dones.map((d) => d.stopReason);
+    if (trailingErrors(events)) stops.push('error');
+    if (finals.items.length !== stops.length) {
+      return report(`${finals.items.length} finals for ${dones.length} final done events (${stops.length - dones.length} more for trailing errors)`, hadErrors);
     }
-    for (let i = 0; i < dones.length; i++) {
-      if (finals.items[i]!.stopReason !== dones[i]!.stopReason) {
-        return report(`final ${i} has stopReason ${finals.items[i]!.stopReason}, its done ${dones[i]!.stopReason}`, hadErrors);
+    for (let i = 0; i < stops.length; i++) {
+      if (finals.items[i]!.stopReason !== stops[i]) {
+        return report(`final ${i} has stopReason ${finals.items[i]!.stopReason}, expected ${stops[i]}`, hadErrors);
       }
     }
   }

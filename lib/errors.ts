@@ -14,6 +14,7 @@ export type ErrorCode =
   // decoding
   | 'invalid_json'
   | 'unknown_dialect'
+  | 'dialect_mismatch'
   // stream semantics
   | 'incomplete_stream'
   | 'sequence_gap'

@@ -154,6 +154,13 @@ t.test('unknown dialect', async (t) => {
   t.match(r.stdout, '  error unknown_dialect at byte 75 (end of input): could not tell the dialect from the first 3 payloads\n');
 });
 
+t.test('a dialect given that the payloads are not: dialect_mismatch is an error, not a provider error', async (t) => {
+  const r = await run(['doctor', '--dialect', 'anthropic-messages', join(repoRoot, 'fixtures', 'openai-chat', 'text-usage.sse')]);
+  t.equal(r.code, 1);
+  t.match(r.stdout, '  error dialect_mismatch at byte 0 (frame 0): frame 0: the payloads look like openai-chat, not anthropic-messages as asked');
+  t.notMatch(r.stdout, 'provider_error');
+});
+
 t.test('fatal framing error: a broken JSON array stops the reading where it breaks', async (t) => {
   const buf = bytesOf('gemini-bad-array.json');
   const at = buf.indexOf('<html>');

@@ -32,7 +32,8 @@ export const USAGE = `Usage: llmstream [options] [file ...]
 
 Reads LLM provider streams (SSE, Gemini JSON arrays, NDJSON / WebSocket logs)
 from the files in order, or standard input when none is given or for "-", and
-writes one JSON object per line (or plain text with --out text).
+writes one JSON object per line (or plain text with --out text, its errors
+on stderr).
 
 Options:
   --out <mode>        frames | events | final | text           (default: events)

@@ -6,7 +6,7 @@
  * inside a response.
  */
 import { LimitExceededError, OptionError } from '../errors.js';
-import type { DialectName, DialectOption, Json, Position, ProviderEvent, UnifiedEvent } from '../events.js';
+import type { DialectName, DialectOption, Json, JsonObject, Position, ProviderEvent, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { detectDialect } from './detect.js';
 import { doneEvent, errorEvent, isObject, providerError } from './helpers.js';
@@ -190,6 +190,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       ctx.emit({ type: 'raw', event: payload });
       return;
     }
+    if (checkForced) checkForcedDialect(payload, pe.frame);
     // A typed error event (`{type: 'error', …}`) of a known dialect is the dialect's to handle.
     const typed = self.dialect !== null && typeof payload['type'] === 'string';
     if (handler === null && !typed && 'error' in payload && detectDialect(payload) === null) {
@@ -228,6 +229,21 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       missed = null;
       if (h.learnTemplate !== undefined) templates.learn(h.learnTemplate(payload), text);
     }
+  }
+
+  /**
+   * A given dialect is checked against the first payload auto-detection
+   * recognises: payloads of another family would mostly come out as `raw`
+   * events (hidden by default), which looks like an empty stream.
+   */
+  let checkForced = requested !== 'auto';
+  function checkForcedDialect(payload: JsonObject, frame: number): void {
+    const looks = detectDialect(payload);
+    if (looks === null) return;
+    checkForced = false;
+    if (requested === 'auto' || FAMILY[looks] === FAMILY[requested]) return;
+    const message = `frame ${frame}: the payloads look like ${looks}, not ${requested} as asked: read as ${requested}, their content may be lost (raw events only)`;
+    ctx.emit(errorEvent('dialect_mismatch', message, false));
   }
 
   function replayUndetected(): void {

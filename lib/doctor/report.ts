@@ -14,6 +14,7 @@ export type AnomalyCode =
   | 'invalid_utf8'
   | 'provider_error'
   | 'unknown_dialect'
+  | 'dialect_mismatch'
   | 'frame_too_large'
   | 'invalid_json_array'
   | 'fatal_error'
@@ -40,6 +41,7 @@ export const SEVERITY: Record<AnomalyCode, Severity> = {
   invalid_utf8: 'error',
   provider_error: 'error',
   unknown_dialect: 'error',
+  dialect_mismatch: 'error',
   frame_too_large: 'error',
   invalid_json_array: 'error',
   fatal_error: 'error',

@@ -40,6 +40,9 @@ export function errorAnomaly(ev: ErrorEvent, endAt: Position | null): Anomaly {
     case 'unknown_dialect':
       a = anomaly('unknown_dialect', ev.message, at);
       break;
+    case 'dialect_mismatch':
+      a = anomaly('dialect_mismatch', ev.message, at);
+      break;
     case 'invalid_json': {
       const text = typeof ev.raw === 'string' ? ev.raw : '';
       a = looksLikeJson(text)

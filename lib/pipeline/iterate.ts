@@ -9,12 +9,16 @@ import type { UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
 import { createOutputStage, type CreateStreamOptions } from './create-stream.js';
 
-/** Anything llmstream can read bytes from. */
+/**
+ * Anything llmstream can read bytes from. A fetch Response is read for its
+ * body whatever its status: an error body gives its error events (a JSON
+ * error, or not_a_stream for an HTML page); check `res.ok` for the status.
+ */
 export type ByteSource =
   | AsyncIterable<Chunk>
   | Iterable<Chunk>
   | ReadableStream<Uint8Array>
-  | { body: ReadableStream<Uint8Array> | null; ok?: boolean; status?: number };
+  | { body: ReadableStream<Uint8Array> | null };
 
 function isResponseLike(s: ByteSource): s is { body: ReadableStream<Uint8Array> | null } {
   return typeof s === 'object' && s !== null && 'body' in s && !(Symbol.asyncIterator in s);

@@ -55,7 +55,7 @@ function makeStage(opts: CliOptions, file: string, index: number, report: (ev: E
     const o: InternalSseOptions & { positions: boolean } = {
       positions: opts.positions,
       // no frame for it: told on stderr, as the other modes' not_a_stream error
-      onUnframed: (u) => report({ type: 'error', code: 'not_a_stream', message: u.message, terminal: true, ...(u.at === undefined ? {} : { at: u.at }) }),
+      onUnframed: (u) => report(u.errorEvent()),
     };
     return opts.framing === 'auto' ? createAutoFramer(o) : createFramer(opts.framing, o);
   }

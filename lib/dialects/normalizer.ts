@@ -337,7 +337,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       out = emit;
       ctx.at = report.at;
       ctx.frame = 0;
-      ctx.emit(errorEvent('not_a_stream', report.message, true, report.line));
+      ctx.emit(report.errorEvent());
       ctx.emit(doneEvent('error', null));
       ctx.at = undefined;
     },

@@ -3,7 +3,7 @@
  * stream": bytes → { event, data, id, retry? } frames.
  */
 import { FrameTooLargeError } from '../errors.js';
-import type { Frame, Position } from '../events.js';
+import type { ErrorEvent, Frame, Position } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { toBuffer, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
@@ -52,6 +52,13 @@ export class Unframed {
 
   get message(): string {
     return `no stream event in ${this.bytes} bytes of input: the line at byte ${this.offset} is not an SSE field (${JSON.stringify(this.line)})`;
+  }
+
+  /** The terminal `not_a_stream` error event that reports it (the line in `raw`). */
+  errorEvent(): ErrorEvent {
+    const ev: ErrorEvent = { type: 'error', code: 'not_a_stream', message: this.message, terminal: true, raw: this.line };
+    if (this.at !== undefined) ev.at = this.at;
+    return ev;
   }
 }
 

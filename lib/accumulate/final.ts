@@ -349,9 +349,8 @@ export function createFusableFinalAccumulator(options: FinalAccumulatorOptions =
     end(emit) {
       if (!tracker.open) {
         // Errors after the last response (invalid JSON, an unknown dialect, …): a final of their own,
-        // else final mode would drop them without a trace.
+        // else final mode would drop them without a trace. (No response open: the state is a fresh one.)
         if (pendingErrors.length > 0) {
-          reset();
           begin();
           const result = build('error', null);
           reset();

@@ -138,6 +138,8 @@ export class TextRun {
 export interface FusableFinalAccumulator extends FinalAccumulator {
   /** Takes a text or reasoning delta of choice 0 as `push` would take its event; false when the event must be pushed. */
   takeText(reasoning: boolean, index: number, contentIndex: number, text: string, emit: Emit<FinalResult>): boolean;
+  /** The same with the delta as its wire bytes (see RawTextSink); false also when the string must be taken instead. */
+  takeRaw(reasoning: boolean, index: number, contentIndex: number, raw: string, emit: Emit<FinalResult>): boolean;
 }
 
 export function createFusableFinalAccumulator(options: FinalAccumulatorOptions = {}): FusableFinalAccumulator {
@@ -345,6 +347,15 @@ export function createFusableFinalAccumulator(options: FinalAccumulatorOptions =
         throw err;
       }
       return true;
+    },
+    takeRaw(reasoning, index, contentIndex, raw, emit) {
+      if (!tracker.open) return false;
+      try {
+        return text.addRaw(reasoning ? 'reasoning' : 'text', 0, index, contentIndex, raw);
+      } catch (err) {
+        failed(err, emit);
+        throw err;
+      }
     },
     end(emit) {
       if (!tracker.open) {

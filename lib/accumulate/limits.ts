@@ -68,6 +68,17 @@ export class ByteMeter {
     if (this.bytes > this.max) throw this.error();
   }
 
+  /** Counts text known as `bytes` UTF-8 bytes (not yet in `source`). */
+  addBytes(bytes: number, source: Utf8Source): void {
+    if (this.bytes < 0) {
+      // (bytes bound the text's UTF-16 units from above: the cheap bound stays a bound)
+      this.units += bytes;
+      if (this.units * 3 <= this.max) return;
+      this.bytes = source.utf8Bytes() + bytes;
+    } else this.bytes += bytes;
+    if (this.bytes > this.max) throw this.error();
+  }
+
   /** Checks a whole text that replaces the buffered one (e.g. authoritative tool arguments). */
   check(text: string): void {
     if (text.length * 3 > this.max && Buffer.byteLength(text, 'utf8') > this.max) throw this.error();

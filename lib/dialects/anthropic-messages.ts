@@ -217,26 +217,27 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
 
     /** onBlockDelta for a text, thinking or input_json delta recognised from the frame text; false when the parse path must decide (raw). */
     onTemplate(m: TemplateMatch): boolean {
-      const value = m.str(F_VALUE);
-      if (value === undefined || value === '') return false;
+      if (!m.filled(F_VALUE)) return false;
       const providerIndex = m.int(F_INDEX);
       const block = self.blockFor(providerIndex);
       const index = block?.index ?? providerIndex ?? 0;
       switch (m.kind) {
         case TEXT:
           self.ensureStarted();
-          if (!ctx.text(false, index, -1, value)) self.emit({ type: 'text_delta', index, text: value });
+          if (!ctx.takeText(false, index, -1, m, F_VALUE)) self.emit({ type: 'text_delta', index, text: m.str(F_VALUE)! });
           return true;
         case THINKING:
           self.ensureStarted();
-          if (!ctx.text(true, index, -1, value)) self.emit({ type: 'reasoning_delta', index, text: value });
+          if (!ctx.takeText(true, index, -1, m, F_VALUE)) self.emit({ type: 'reasoning_delta', index, text: m.str(F_VALUE)! });
           return true;
-        case INPUT_JSON:
+        case INPUT_JSON: {
           if (block === undefined || block.kind !== 'tool' || !block.open) return false;
           self.ensureStarted();
+          const value = m.str(F_VALUE)!;
           block.args.push(value);
           self.emit({ type: 'tool_call_delta', index, id: block.id, argumentsDelta: value });
           return true;
+        }
         default:
           return false;
       }

@@ -189,21 +189,21 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
     onTemplate(m: TemplateMatch): boolean {
       if (!handler.started) return false;
       const index = m.int(F_INDEX);
-      const text = m.str(F_TEXT);
-      if (index === undefined || text === undefined || text === '') return false;
+      if (index === undefined || !m.filled(F_TEXT)) return false;
       switch (m.kind) {
         case TEXT:
           cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
-          if (!ctx.text(false, index, -1, text)) self.emit({ type: 'text_delta', index, text });
+          if (!ctx.takeText(false, index, -1, m, F_TEXT)) self.emit({ type: 'text_delta', index, text: m.str(F_TEXT)! });
           return true;
         case THOUGHT:
           cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
-          if (!ctx.text(true, index, -1, text)) self.emit({ type: 'reasoning_delta', index, text });
+          if (!ctx.takeText(true, index, -1, m, F_TEXT)) self.emit({ type: 'reasoning_delta', index, text: m.str(F_TEXT)! });
           return true;
         case ARGUMENTS: {
           const call = calls.get(index);
           if (call === undefined) return false;
           cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
+          const text = m.str(F_TEXT)!;
           call.deltas.push(text);
           self.emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: text });
           return true;

@@ -583,8 +583,7 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
      */
     onTemplate(m: TemplateMatch): boolean {
       if (!handler.started) return false;
-      const text = m.str(F_TEXT);
-      if (text === undefined || text === '') return false;
+      if (!m.filled(F_TEXT)) return false;
       const k = m.int(F_CANDIDATE) ?? 0;
       // Not finishing: the response ends when every candidate has a finishReason, and this one gets none.
       for (const c of candidates) if (c.choice === k && c.finishReason !== null) return false;
@@ -595,9 +594,11 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
       const kind: BlockKind = m.kind === THOUGHT ? 'thought' : 'text';
       self.closeCall(c);
       const index = c.kind === kind ? c.current : self.openBlock(c, kind);
-      if (c.choice === 0 && ctx.text(kind === 'thought', index, -1, text)) emitted++;
-      else if (kind === 'thought') self.out(c, { type: 'reasoning_delta', index, text });
-      else self.out(c, { type: 'text_delta', index, text });
+      if (c.choice === 0 && ctx.takeText(kind === 'thought', index, -1, m, F_TEXT)) emitted++;
+      else {
+        const text = m.str(F_TEXT)!;
+        self.out(c, kind === 'thought' ? { type: 'reasoning_delta', index, text } : { type: 'text_delta', index, text });
+      }
       const sig = m.str(F_SIGNATURE);
       if (sig !== undefined && sig !== '') self.signature(c, index, sig);
       return true;

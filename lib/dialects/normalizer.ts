@@ -11,7 +11,7 @@ import type { Emit, Stage } from '../stage.js';
 import { detectDialect } from './detect.js';
 import { doneEvent, errorEvent, isObject, providerError } from './helpers.js';
 import { dialects } from './registry.js';
-import type { DialectContext, ResponseHandler, TextSink } from './types.js';
+import type { DialectContext, RawTextSink, ResponseHandler, TextSink } from './types.js';
 import { createResponseLimits, type DialectLimitOptions } from './limits.js';
 import { TemplateStore, type Template, type TemplateMatch } from './fast/template.js';
 import { EventTemplateStore } from './fast/event-template.js';
@@ -72,8 +72,12 @@ export interface TextNormalizer extends Normalizer {
    * teaches the templates).
    */
   pushText(text: string, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): boolean;
-  /** Fused final mode: where template-recognised text deltas go instead of events (null: events). */
-  setTextSink(sink: TextSink | null): void;
+  /**
+   * Fused final mode: where template-recognised text deltas go instead of
+   * events (null: events), and the sink taking them as wire bytes, if any
+   * (SSE chunks are then read for it, see EventTemplateStore.rawText).
+   */
+  setTextSink(sink: TextSink | null, raw?: RawTextSink | null): void;
   /** True when an open response could take whole SSE events (see fast/event-template.ts). */
   takesEvents(): boolean;
   /**
@@ -122,12 +126,13 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
   const events = new EventTemplateStore();
   let missed: string | null = null;
   let textSink: TextSink | null = null;
-  /** The sink, while a template match is being handled (the only time ctx.text may use it). */
+  let rawSink: RawTextSink | null = null;
+  /** The sink, while a template match is being handled (the only time ctx.takeText may use it). */
   let sink: TextSink | null = null;
 
   const limits = createResponseLimits(options);
   // Plain data fields here and on the normalizer, never getters: V8 keeps an object literal with
-  // an accessor in dictionary mode, and every property read on it (a call of ctx.text per delta,
+  // an accessor in dictionary mode, and every property read on it (a call of ctx.takeText per delta,
   // of pushEvent per event) becomes a hash lookup through the generic inline cache.
   const ctx = {
     at: undefined as Position | undefined,
@@ -148,8 +153,13 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       }
       out(ev);
     },
-    text(reasoning: boolean, index: number, contentIndex: number, text: string): boolean {
-      return sink !== null && sink(reasoning, index, contentIndex, text);
+    takeText(reasoning: boolean, index: number, contentIndex: number, m: TemplateMatch, f: number): boolean {
+      if (sink === null) return false;
+      if (rawSink !== null) {
+        const raw = m.raw(f);
+        if (raw !== undefined && rawSink(reasoning, index, contentIndex, raw)) return true;
+      }
+      return sink(reasoning, index, contentIndex, m.str(f)!);
     },
   } satisfies DialectContext;
 
@@ -293,7 +303,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     out = emit;
     ctx.at = a;
     ctx.frame = n;
-    // (left set if onTemplate throws: harmless, ctx.text is only called from onTemplate)
+    // (left set if onTemplate throws: harmless, ctx.takeText is only called from onTemplate)
     sink = textSink;
     const handled = handler!.onTemplate!(match);
     sink = null;
@@ -348,8 +358,10 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       close(emit, false);
     },
     dialect: requested === 'auto' ? null : requested,
-    setTextSink(s) {
+    setTextSink(s, raw = null) {
       textSink = s;
+      rawSink = s === null ? null : raw;
+      events.rawText = rawSink !== null;
     },
   };
   return self;

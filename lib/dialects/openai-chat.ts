@@ -118,24 +118,24 @@ class ChatResponse implements ResponseHandler {
   onTemplate(m: TemplateMatch): boolean {
     if (!this.startEmitted) return false;
     if (m.kind === TOOL_ARGS) return this.onArgumentsTemplate(m);
-    let reasoning = m.str(F_REASONING_CONTENT);
-    if (reasoning === undefined || reasoning === '') reasoning = m.str(F_REASONING);
-    const content = m.str(F_CONTENT);
-    const hasReasoning = reasoning !== undefined && reasoning !== '';
-    const hasContent = content !== undefined && content !== '';
-    if (!hasReasoning && !hasContent) return false;
+    const reasoning = m.filled(F_REASONING_CONTENT) ? F_REASONING_CONTENT : m.filled(F_REASONING) ? F_REASONING : -1;
+    const hasContent = m.filled(F_CONTENT);
+    if (reasoning < 0 && !hasContent) return false;
     this.produced = false;
     const k = m.int(F_CHOICE) ?? 0;
     this.choice(k);
-    if (hasReasoning) this.outText(true, reasoning!, k);
-    if (hasContent) this.outText(false, content!, k);
+    if (reasoning >= 0) this.outText(true, m, reasoning, k);
+    if (hasContent) this.outText(false, m, F_CONTENT, k);
     return true;
   }
 
-  /** A template's text or reasoning delta: straight to a fused final accumulator when it takes it (choice 0), else out as an event. */
-  private outText(reasoning: boolean, text: string, k: number): void {
-    if (k === 0 && this.ctx.text(reasoning, 0, -1, text)) this.produced = true;
-    else this.out(reasoning ? { type: 'reasoning_delta', index: 0, text } : { type: 'text_delta', index: 0, text }, k);
+  /** A template's text or reasoning delta (field f): straight to a fused final accumulator when it takes it (choice 0), else out as an event. */
+  private outText(reasoning: boolean, m: TemplateMatch, f: number, k: number): void {
+    if (k === 0 && this.ctx.takeText(reasoning, 0, -1, m, f)) this.produced = true;
+    else {
+      const text = m.str(f)!;
+      this.out(reasoning ? { type: 'reasoning_delta', index: 0, text } : { type: 'text_delta', index: 0, text }, k);
+    }
   }
 
   /** An argument fragment of an open call (what onToolFragment does for it); false for anything else. */

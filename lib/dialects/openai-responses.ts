@@ -466,8 +466,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
        */
       onTemplate(m: TemplateMatch): boolean {
         if (!handler.started) return false;
-        const delta = m.str(F_DELTA);
-        if (delta === undefined || delta === '') return false;
+        if (!m.filled(F_DELTA)) return false;
         const kind = m.kind;
         if (kind === FUNCTION_ARGS || kind === CUSTOM_INPUT || kind === MCP_ARGS) {
           const call = self.findCall(m.str(F_ITEM), m.int(F_OUTPUT));
@@ -475,7 +474,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
           const seq = m.int(F_SEQ);
           cursor = seq;
           if (seq !== undefined) self.checkSequence(seq);
-          self.pushDelta(call, delta);
+          self.pushDelta(call, m.str(F_DELTA)!);
           return true;
         }
         if (kind !== TEXT && kind !== REFUSAL && kind !== REASONING) return false;
@@ -484,7 +483,8 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
         const seq = m.int(F_SEQ);
         cursor = seq;
         if (seq !== undefined) self.checkSequence(seq);
-        if (kind !== REFUSAL && ctx.text(kind === REASONING, index, contentIndex ?? -1, delta)) return true;
+        if (kind !== REFUSAL && ctx.takeText(kind === REASONING, index, contentIndex ?? -1, m, F_DELTA)) return true;
+        const delta = m.str(F_DELTA)!;
         const type = kind === REASONING ? 'reasoning_delta' : 'text_delta';
         const ev: UnifiedEvent =
           contentIndex === undefined ? { type, index, text: delta } : { type, index, contentIndex, text: delta };

@@ -14,11 +14,11 @@ export interface DialectContext {
   readonly frame: number;
   /**
    * From `onTemplate` only: a text (or reasoning) delta of choice 0, not a
-   * refusal, offered straight to a fused final accumulator (see TextSink).
-   * True when it was taken: no event is emitted then. False: emit the event
-   * as usual.
+   * refusal, the match's string field f (not empty), offered straight to a
+   * fused final accumulator (see TextSink). True when it was taken: no event
+   * is emitted then. False: emit the event as usual.
    */
-  text(reasoning: boolean, index: number, contentIndex: number, text: string): boolean;
+  takeText(reasoning: boolean, index: number, contentIndex: number, m: TemplateMatch, f: number): boolean;
 }
 
 /**
@@ -28,6 +28,13 @@ export interface DialectContext {
  * emitted instead (e.g. no response open yet).
  */
 export type TextSink = (reasoning: boolean, index: number, contentIndex: number, text: string) => boolean;
+
+/**
+ * A TextSink that takes the delta as its wire bytes instead (see
+ * TemplateMatch.raw), which saves decoding them one delta at a time; false
+ * leaves it to the TextSink.
+ */
+export type RawTextSink = (reasoning: boolean, index: number, contentIndex: number, raw: string) => boolean;
 
 /** One response's worth of state. A new handler is created for each response. */
 export interface ResponseHandler {

@@ -9,7 +9,7 @@ import type { ErrorEvent, UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { Emit, Stage } from '../stage.js';
 import { createEventsStage, type EventsStageOptions } from './events-stage.js';
-import type { TextSink } from '../dialects/types.js';
+import type { RawTextSink, TextSink } from '../dialects/types.js';
 import { StageTransform, type TransformOptions } from './transform.js';
 
 export type OutputMode = 'events' | 'final' | 'text';
@@ -52,8 +52,8 @@ export interface GuardedStage<O> extends Stage<Chunk, O> {
 }
 
 export interface GuardedEventsStage extends GuardedStage<UnifiedEvent> {
-  /** Fused final mode: template-recognised text deltas go to `sink` (see TextSink); its errors pass on untouched. */
-  setTextSink(sink: TextSink | null): void;
+  /** Fused final mode: template-recognised text deltas go to `sink` or `raw` (see TextSink); their errors pass on untouched. */
+  setTextSink(sink: TextSink | null, raw?: RawTextSink | null): void;
 }
 
 export function createGuardedEventsStage(options: CreateStreamOptions = {}): GuardedEventsStage {
@@ -107,18 +107,8 @@ export function createGuardedEventsStage(options: CreateStreamOptions = {}): Gua
       out = emit;
       if (!failed) fatal(err);
     },
-    setTextSink(sink) {
-      inner.setTextSink(
-        sink === null
-          ? null
-          : (reasoning, index, contentIndex, text) => {
-              try {
-                return sink(reasoning, index, contentIndex, text);
-              } catch (err) {
-                throw new Downstream(err); // as from `check`: a later stage's failure
-              }
-            },
-      );
+    setTextSink(sink, raw = null) {
+      inner.setTextSink(sink === null ? null : downstream(sink), raw === null ? null : downstream(raw));
     },
   };
 }
@@ -128,10 +118,23 @@ class Downstream {
   constructor(readonly error: unknown) {}
 }
 
+/** A sink whose exceptions come out as a later stage's failure (as from `check`). */
+function downstream<T extends TextSink | RawTextSink>(sink: T): T {
+  return ((reasoning: boolean, index: number, contentIndex: number, text: string) => {
+    try {
+      return sink(reasoning, index, contentIndex, text);
+    } catch (err) {
+      throw new Downstream(err);
+    }
+  }) as T;
+}
+
 /** A stage after the events stage that can also take text deltas without their event (see TextSink). */
 export interface TextTakingStage<O> extends Stage<UnifiedEvent, O> {
   /** Takes a text or reasoning delta of choice 0 (not a refusal) as `push` would take its event; false: push the event. */
   takeText(reasoning: boolean, index: number, contentIndex: number, text: string, emit: Emit<O>): boolean;
+  /** The same with the delta as its wire bytes (see RawTextSink), if the stage can take those. */
+  takeRaw?(reasoning: boolean, index: number, contentIndex: number, raw: string, emit: Emit<O>): boolean;
 }
 
 /**
@@ -141,7 +144,11 @@ export interface TextTakingStage<O> extends Stage<UnifiedEvent, O> {
 export function fuseText<O>(events: GuardedEventsStage, next: TextTakingStage<O>): Stage<Chunk, O> {
   let out: Emit<O> = () => {};
   const toNext: Emit<UnifiedEvent> = (ev) => next.push(ev, out);
-  events.setTextSink((reasoning, index, contentIndex, text) => next.takeText(reasoning, index, contentIndex, text, out));
+  const takeRaw = next.takeRaw;
+  events.setTextSink(
+    (reasoning, index, contentIndex, text) => next.takeText(reasoning, index, contentIndex, text, out),
+    takeRaw === undefined ? null : (reasoning, index, contentIndex, raw) => takeRaw(reasoning, index, contentIndex, raw, out),
+  );
   return {
     push(chunk, emit) {
       out = emit;

@@ -10,7 +10,7 @@ import type { Emit, Stage } from '../stage.js';
 import { createFrameDecoder } from '../dialects/decoder.js';
 import type { CaptureMode } from '../dialects/capture.js';
 import type { DialectLimitOptions } from '../dialects/limits.js';
-import type { TextSink } from '../dialects/types.js';
+import type { RawTextSink, TextSink } from '../dialects/types.js';
 import { createTextNormalizer } from '../dialects/normalizer.js';
 import { createAutoFramer, createFramer, type FramingName, type FramingOption } from '../framing/detect.js';
 import type { Chunk } from '../framing/bytes.js';
@@ -40,8 +40,8 @@ export interface EventsStage extends Stage<Chunk, UnifiedEvent> {
    * open response with done(error), without flushing a partly received frame.
    */
   abandon(emit: Emit<UnifiedEvent>): void;
-  /** Fused final mode: template-recognised text deltas go to `sink` instead of out as events (see TextSink). */
-  setTextSink(sink: TextSink | null): void;
+  /** Fused final mode: template-recognised text deltas go to `sink` (or `raw`) instead of out as events (see TextSink). */
+  setTextSink(sink: TextSink | null, raw?: RawTextSink | null): void;
 }
 
 /** Internal switches, not part of the documented options. */
@@ -124,8 +124,8 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
     abandon(emit) {
       normalizer.abandon(emit);
     },
-    setTextSink(sink) {
-      normalizer.setTextSink(fast ? sink : null);
+    setTextSink(sink, raw) {
+      normalizer.setTextSink(fast ? sink : null, raw);
     },
   };
 }

@@ -183,3 +183,82 @@ t.test('long deltas of two-byte text are kept as UTF-16 code units: same text, s
   t.ok(store.blocks[0]!.utf16, 'the block was kept as code units before the limit');
   t.equal(tripped, expected, `maxTextBytes ${max}: tripped at delta ${expected}, as measured delta by delta`);
 });
+
+/** A JSON string body (no quotes) for `text`, with `\uXXXX` escapes for some characters as a provider may send them. */
+function escapedBody(text: string, escapeEvery: number): string {
+  let out = '';
+  let i = 0;
+  for (const ch of text) {
+    const plain = JSON.stringify(ch).slice(1, -1);
+    if (plain !== ch || i++ % escapeEvery !== 0) out += plain;
+    else for (let k = 0; k < ch.length; k++) out += '\\u' + ch.charCodeAt(k).toString(16).padStart(4, '0');
+  }
+  return out;
+}
+
+/** The latin1 view of a body's UTF-8 bytes: what an SSE event template hands the raw text sink. */
+const wire = (body: string): string => Buffer.from(body, 'utf8').toString('latin1');
+
+t.test('deltas taken as wire bytes: unescaped in place, decoded once, in order with string deltas', async (t) => {
+  const { TextBlock } = await import('../../lib/accumulate/text.js');
+  const texts = ['Hello', ' w\u00f6rld\n', ' "q" \\ / \t\r\b\f', ' \u6771\u4eac', ' \ud83d\ude42!', ' \u0001\u001f\u007f', 'caf\u00e9 \u00c9 \u20ac'];
+  for (const escapeEvery of [1, 2, 1000]) {
+    const block = new TextBlock('text', 0, 0, -1);
+    let bytes = 0;
+    for (const text of texts) {
+      const body = escapedBody(text, escapeEvery);
+      t.equal(JSON.parse(`"${body}"`), text, 'the body is the text in JSON');
+      const n = block.writeRaw(wire(body));
+      if (/\\u[dD][89a-fA-F]/.test(body)) {
+        t.equal(n, -1, `a surrogate escape is left to the string (${JSON.stringify(body)})`);
+        block.append(text);
+        bytes += Buffer.byteLength(text, 'utf8');
+        continue;
+      }
+      t.equal(n, Buffer.byteLength(text, 'utf8'), `${JSON.stringify(body)}: its UTF-8 bytes`);
+      block.commitRaw(n);
+      bytes += n;
+    }
+    t.equal(block.utf8Bytes(), bytes, `escapes every ${escapeEvery}: UTF-8 bytes counted before decoding`);
+    t.equal(block.text(), texts.join(''), `escapes every ${escapeEvery}: the text, in order`);
+    t.equal(block.writeRaw(wire('more')), 4);
+    block.commitRaw(4);
+    block.append(' and a string');
+    t.equal(block.text(), texts.join('') + 'more and a string', 'wire bytes, then a string: in order');
+  }
+  const block = new TextBlock('text', 0, 0, -1);
+  t.equal(block.writeRaw(wire('bad \\x escape')), -1, 'an escape JSON does not have is left to the string path');
+  t.equal(block.writeRaw(wire('\\u12g4')), -1, 'so is a \\u without four hex digits');
+  t.equal(block.writeRaw(wire('\\uD83D')), -1, 'and a lone surrogate, uppercase hex');
+  t.equal(block.text(), '', 'nothing was kept by a write not committed');
+  // long text: the buffer grows many times, every byte kept
+  const long = Array.from({ length: 5000 }, (_, i) => `${i} caf\u00e9 \u043f\u043e\u0442\u043e\u043a "q"\n`);
+  for (const d of long) {
+    const n = block.writeRaw(wire(JSON.stringify(d).slice(1, -1)));
+    block.commitRaw(n);
+  }
+  t.equal(block.text(), long.join(''), `${long.length} deltas, ${long.join('').length} characters`);
+});
+
+t.test('deltas taken as wire bytes: maxTextBytes trips at the same delta as for strings', async (t) => {
+  const { TextStore } = await import('../../lib/accumulate/text.js');
+  const { BlockCounter } = await import('../../lib/accumulate/limits.js');
+  const deltas = Array.from({ length: 3000 }, (_, i) => `\u043f\u043e\u0442\u043e\u043a ${i} "x"\n`);
+  for (const max of [100, 5_000, 40_000]) {
+    const trip = (raw: boolean): number => {
+      const store = new TextStore(max, new BlockCounter(10));
+      for (let i = 0; i < deltas.length; i++) {
+        try {
+          if (raw) store.addRaw('text', 0, 0, -1, wire(JSON.stringify(deltas[i]).slice(1, -1)));
+          else store.add('text', 0, 0, -1, deltas[i]!);
+        } catch {
+          return i;
+        }
+      }
+      return -1;
+    };
+    const expected = trip(false);
+    t.ok(expected > 0, `maxTextBytes ${max}: strings trip at delta ${expected}`);
+    t.equal(trip(true), expected, `maxTextBytes ${max}: wire bytes trip there too`);
+  }
+});

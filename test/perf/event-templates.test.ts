@@ -293,3 +293,80 @@ t.test('a chunk larger than MAX_EVENT_CHUNK (a whole log in one Buffer) is read 
   t.strictSame(fast, run([data], config, 'final', false, false), 'same finals as with the fast path off');
   t.end();
 });
+
+/** A Gemini Interactions response whose text (step 1) and thought summary (step 0) arrive as JSON string bodies written as they are. */
+function interactions(thought: string[], text: string[]): Buffer {
+  const ev = (type: string, payload: string): string => `event: ${type}\ndata: ${payload}\n\n`;
+  const delta = (index: number, d: string): string => ev('step.delta', `{"index":${index},"delta":${d},"event_type":"step.delta"}`);
+  return Buffer.from(
+    [
+      ev('interaction.created', '{"interaction":{"id":"v1_a","status":"in_progress","object":"interaction","model":"gemini-2.5-flash"},"event_type":"interaction.created"}'),
+      ev('step.start', '{"index":0,"step":{"type":"thought"},"event_type":"step.start"}'),
+      ...thought.map((b) => delta(0, `{"type":"thought_summary","content":{"text":"${b}"}}`)),
+      ev('step.stop', '{"index":0,"event_type":"step.stop"}'),
+      ev('step.start', '{"index":1,"step":{"type":"model_output"},"event_type":"step.start"}'),
+      ...text.map((b) => delta(1, `{"text":"${b}","type":"text"}`)),
+      ev('step.stop', '{"index":1,"event_type":"step.stop"}'),
+      ev('interaction.completed', '{"interaction":{"id":"v1_a","status":"completed","usage":{"total_tokens":9}},"event_type":"interaction.completed"}'),
+      'data: [DONE]\n\n',
+    ].join(''),
+  );
+}
+
+/** Calls of TextBlock#writeRaw (text the final accumulator took as wire bytes) during `fn`. */
+async function rawWrites(fn: () => void): Promise<number> {
+  const { TextBlock } = await import('../../lib/accumulate/text.js');
+  const write = TextBlock.prototype.writeRaw;
+  let n = 0;
+  TextBlock.prototype.writeRaw = function (this: InstanceType<typeof TextBlock>, body: string) {
+    n++;
+    return write.call(this, body);
+  };
+  try {
+    fn();
+  } finally {
+    TextBlock.prototype.writeRaw = write;
+  }
+  return n;
+}
+
+t.test('final mode takes template text as wire bytes: every escape, split surrogate pairs, non-ASCII, invalid UTF-8', async (t) => {
+  const config: Config = { dialect: 'gemini-interactions' };
+  // every JSON escape, \u escapes of 1-, 2- and 3-byte characters in either case, a surrogate pair
+  // in one delta and one cut between two deltas, raw 2-, 3- and 4-byte characters
+  const bodies = [
+    'Hello \\"q\\" \\\\ \\/ \\b\\f\\n\\r\\t',
+    ' caf\\u00e9 \\u00C9 \\u0041\\u007f \\u20AC \\u6771\\u4eac',
+    ' pair \\ud83d\\ude42 then cut \\uD83D',
+    '\\uDE80 after the cut',
+    ' raw caf\u00e9 \u6771\u4eac \ud83d\ude42 \u043f\u043e\u0442\u043e\u043a',
+    ' plain ascii text',
+  ];
+  const many = Array.from({ length: 60 }, (_, i) => bodies[i % bodies.length]! + ` ${i}`);
+  const bytes = interactions(many.slice(0, 10), many);
+  const texts = many.map((b) => JSON.parse(`"${b}"`) as string);
+  const finals = run([bytes], config, 'final', false, true) as { text: string; reasoning: string }[];
+  t.equal(finals[0]!.text, texts.join(''), 'the text is every delta decoded, in order');
+  t.equal(finals[0]!.reasoning, texts.slice(0, 10).join(''), 'and the thought summary');
+  const taken = await rawWrites(() => run([bytes], config, 'final', false, true));
+  t.ok(taken >= 60, `${taken} deltas taken as wire bytes`);
+  t.equal(await rawWrites(() => run([bytes], config, 'events', false, true)), 0, 'events mode decodes every delta');
+  await sameEverywhere(t, 'Interactions, escapes and non-ASCII', bytes, config);
+  // invalid UTF-8 in one delta: that chunk is checked capture by capture, as before
+  const at = bytes.indexOf('plain ascii text 5');
+  for (const bad of [[0xff], [0xe6, 0x9d], [0xed, 0xa0, 0x80]]) {
+    const broken = Buffer.concat([bytes.subarray(0, at), Buffer.from(bad), bytes.subarray(at)]);
+    await sameEverywhere(t, `Interactions, bytes ${Buffer.from(bad).toString('hex')} in a delta`, broken, config);
+    const events = run([broken], config, 'final', false, true) as { errors: { code: string }[] }[];
+    t.ok(events[0]!.errors.some((e) => e.code === 'invalid_utf8'), 'invalid_utf8 in the final');
+  }
+  await sameEverywhere(t, 'Anthropic, the same texts', anthropic(texts), { dialect: 'anthropic-messages' });
+  // every SSE dialect's template text goes that way
+  for (const dialect of FIXTURE_DIALECTS) {
+    const options = llmstreamOptions(dialect);
+    if (options.framing !== 'sse') continue;
+    const { data, stats } = generateToBuffer({ dialect, shape: 'single', size: 100_000, seed: 4 });
+    const n = await rawWrites(() => run([data], options, 'final', false, true));
+    t.ok(n > stats.textDeltas * 0.5, `${dialect}: ${n} of ${stats.textDeltas} text deltas taken as wire bytes`);
+  }
+});

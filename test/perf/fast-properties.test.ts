@@ -1,7 +1,7 @@
 /**
  * The objects the hot path reads a property of per event or per chunk stay
  * in V8's fast mode. An object literal with a getter is kept in dictionary
- * mode: every read on it (ctx.text per delta, normalizer.pushEvent per event)
+ * mode: every read on it (ctx.takeText per delta, normalizer.pushEvent per event)
  * then goes through the generic inline cache as a hash lookup, which cost 9 %
  * of the instructions of a warm run on Anthropic at 1.5 KiB chunks and 11 %
  * on Interactions. A getter added back to one of them fails here.
@@ -52,7 +52,7 @@ t.test('the normalizer, before and after a response, and the context it gives th
 });
 
 t.test('every dialect response handler, also once it has started', async (t) => {
-  const ctx: DialectContext = { emit() {}, at: undefined, frame: 0, text: () => false };
+  const ctx: DialectContext = { emit() {}, at: undefined, frame: 0, takeText: () => false };
   for (const name of dialectNames) {
     const handler = dialects[name].createResponse(ctx);
     t.equal(hasFastProperties(handler), true, name);

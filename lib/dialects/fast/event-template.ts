@@ -24,13 +24,17 @@
  *   (The line form's ASCII-only classes exclude U+0080-U+00FF, not all of
  *   non-ASCII, in this view: an ignored string may match with other
  *   characters, still inside the payload, which is all the mapping needs.)
+ * A consumer that takes text as its wire bytes (fused final mode, rawText)
+ * has every chunk read in the latin1 view and checked whole for valid UTF-8
+ * (one native call): its captures are then decoded only when read as
+ * strings, and `raw` hands a text capture on undecoded.
  */
-import { isAscii } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import type { Frame, Position } from '../../events.js';
 import type { FrameDecoder } from '../decoder.js';
 import { EVENT_CUT, EVENT_CUT_CLEAN } from '../../framing/lines.js';
 import { latin1, replacedInvalidUtf8, utf8 } from '../../framing/utf8.js';
-import { LearnedTemplates, escapeRe, unescapeJson, type Template, type TemplateMatch } from './template.js';
+import { LearnedTemplates, escapeRe, readFilled, unescapeJson, type Template, type TemplateMatch } from './template.js';
 
 interface EventTemplate {
   readonly re: RegExp;
@@ -98,6 +102,15 @@ export class MatchedFrame implements Frame, TemplateMatch {
 
   str(f: number): string | undefined {
     return readStr(this.m, this.groups, this.decoded, f);
+  }
+
+  filled(f: number): boolean {
+    return readFilled(this.m, this.groups, f);
+  }
+
+  /** (Its captures are checked and decoded already.) */
+  raw(): undefined {
+    return undefined;
   }
 }
 
@@ -224,6 +237,17 @@ export class EventTemplateStore implements TemplateMatch {
   private tail = '';
   private lastTail = -1;
   kind = 0;
+  /**
+   * Set by a consumer that takes text as its wire bytes (see raw): chunks are
+   * always read in the latin1 view, checked whole for valid UTF-8 instead of
+   * decoding each capture that holds bytes above 0x7F.
+   */
+  rawText = false;
+  /** Latin1 view with rawText: the chunk is valid UTF-8 from byte validFrom on (its captures need no check; str decodes them when read). */
+  private valid = false;
+  private validFrom = 0;
+  /** The last match's captures were not decoded (valid chunk): str decodes on reading. */
+  private lazy = false;
 
   get size(): number {
     return this.learned.list.length;
@@ -269,10 +293,11 @@ export class EventTemplateStore implements TemplateMatch {
       const endChar = re.lastIndex;
       const end = this.mapped ? this.byteEnd(buf, pos, t, endChar - at) : pos + endChar - at;
       if (end - pos > limit) return -1;
-      if (!this.utf8View && !this.decodeCaptures(buf, m, t, pos)) return -1;
+      this.lazy = this.valid && pos >= this.validFrom;
+      if (!this.utf8View && !this.lazy && !this.decodeCaptures(buf, m, t, pos)) return -1;
       this.matched++;
       // non-ASCII text: extra bytes (UTF-8 view) or a capture decoded (latin1 view)
-      if (this.utf8View ? end - pos !== endChar - at : this.anyDecoded) this.high++;
+      if (this.utf8View ? end - pos !== endChar - at : this.anyDecoded && !this.lazy) this.high++;
       this.learned.hit(i);
       this.m = m;
       this.groups = t.groups;
@@ -289,7 +314,7 @@ export class EventTemplateStore implements TemplateMatch {
 
   /** Makes the chunk's text from byte `pos` on, in the view the last chunks' events call for. */
   private read(buf: Buffer, pos: number): void {
-    this.utf8View = this.high * 2 > this.matched;
+    this.utf8View = !this.rawText && this.high * 2 > this.matched;
     this.matched /= 2;
     this.high /= 2;
     this.chunk = buf;
@@ -305,11 +330,19 @@ export class EventTemplateStore implements TemplateMatch {
     if (!this.utf8View) {
       this.base = 0;
       this.text = latin1(buf, 0, end);
-      this.ascii = buf.length >= ASCII_CHECK_MIN && isAscii(buf);
       this.mapped = false;
+      if (this.rawText) {
+        this.ascii = false;
+        this.valid = pos >= end || isUtf8(buf.subarray(pos, end));
+        this.validFrom = pos;
+      } else {
+        this.ascii = buf.length >= ASCII_CHECK_MIN && isAscii(buf);
+        this.valid = false;
+      }
       return;
     }
     this.base = pos;
+    this.valid = false;
     // (a line end is a character boundary)
     const text = pos >= end ? '' : this.decoder.decode(buf.subarray(pos, end), STREAM);
     // (an invalid byte may decode to one U+FFFD: equal lengths alone do not prove ASCII)
@@ -386,12 +419,46 @@ export class EventTemplateStore implements TemplateMatch {
   }
 
   str(f: number): string | undefined {
+    if (this.lazy) return this.lazyStr(f);
     return readStr(this.m, this.groups, this.utf8View ? NONE_DECODED : this.decoded, f);
+  }
+
+  filled(f: number): boolean {
+    return readFilled(this.m, this.groups, f);
+  }
+
+  /** Valid latin1 view: field f decoded from the chunk when it holds bytes above 0x7F. */
+  private lazyStr(f: number): string | undefined {
+    const g = this.groups[f];
+    if (g === undefined || g === 0) return undefined;
+    let s = this.m![g]!;
+    if (HIGH.test(s)) {
+      const at = this.text.indexOf(s, this.pos);
+      s = utf8(this.chunk!, at, at + s.length);
+    }
+    const b = s.indexOf('\\');
+    return b === -1 ? s : unescapeJson(s, b);
+  }
+
+  /**
+   * Field f's JSON string body as it is on the wire (escapes undecoded), one
+   * character per byte of valid UTF-8, when the last match can give it (a
+   * chunk read with rawText that is valid UTF-8); else undefined.
+   */
+  raw(f: number): string | undefined {
+    if (!this.lazy) return undefined;
+    const g = this.groups[f];
+    return g === undefined || g === 0 ? undefined : this.m![g];
   }
 
   /** The last match as a frame that keeps it (for a later stage), valid after the next match. */
   frame(): MatchedFrame {
     const t = this.template!;
+    if (this.lazy) {
+      // (a valid chunk: decoding cannot fail)
+      this.decodeCaptures(this.chunk!, this.m!, t, this.pos);
+      this.lazy = false;
+    }
     const decoded = this.utf8View || !this.anyDecoded ? NONE_DECODED : this.decoded.slice();
     return new MatchedFrame(t.origin, t.event, t.kind, this.m!, t.groups, decoded, this.text, !this.utf8View, this.pos + t.prefix, this.end - t.suffix);
   }
@@ -428,5 +495,6 @@ export class EventTemplateStore implements TemplateMatch {
     this.chunk = null;
     this.text = '';
     this.tail = '';
+    this.lazy = false;
   }
 }

@@ -381,6 +381,21 @@ export interface TemplateMatch {
   str(f: number): string | undefined;
   /** Field f's JSON text (a value captured whole); undefined when the payload had no such field. */
   json(f: number): string | undefined;
+  /** True when the payload has string field f and it is not empty (read without decoding it). */
+  filled(f: number): boolean;
+  /**
+   * String field f as it is on the wire, escapes undecoded, one character per
+   * byte of valid UTF-8, when the match can give it that way (an SSE event
+   * template reading a chunk for a consumer that takes wire bytes); else
+   * undefined, and str is the way to read it.
+   */
+  raw(f: number): string | undefined;
+}
+
+/** See TemplateMatch.filled (an empty JSON string body is the only one that decodes to ''). */
+export function readFilled(m: RegExpExecArray | null, groups: readonly number[], f: number): boolean {
+  const g = groups[f];
+  return g !== undefined && g !== 0 && m![g]!.length > 0;
 }
 
 /** The templates of one stream, and the reader of the last match. */
@@ -441,6 +456,15 @@ export class TemplateStore implements TemplateMatch {
     const s = this.m![g]!;
     const b = s.indexOf('\\');
     return b === -1 ? s : unescapeJson(s, b);
+  }
+
+  filled(f: number): boolean {
+    return readFilled(this.m, this.groups, f);
+  }
+
+  /** (A payload's text is decoded already.) */
+  raw(): undefined {
+    return undefined;
   }
 
   /** Adds a template learned from `text`'s parsed payload, if it matches `text` itself. */

@@ -227,6 +227,10 @@ t.test('deltas taken as wire bytes: unescaped in place, decoded once, in order w
     t.equal(block.text(), texts.join('') + 'more and a string', 'wire bytes, then a string: in order');
   }
   const block = new TextBlock('text', 0, 0, -1);
+  const every = '\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041\\u00e9\\u00C9\\u20AC\\u6771';
+  const decoded = JSON.parse(`"${every}"`) as string;
+  t.equal(block.writeRaw(wire(every)), Buffer.byteLength(decoded, 'utf8'), `every escape but a surrogate is undone in place: ${every}`);
+  t.equal(block.text(), '', 'not kept until committed');
   t.equal(block.writeRaw(wire('bad \\x escape')), -1, 'an escape JSON does not have is left to the string path');
   t.equal(block.writeRaw(wire('\\u12g4')), -1, 'so is a \\u without four hex digits');
   t.equal(block.writeRaw(wire('\\uD83D')), -1, 'and a lone surrogate, uppercase hex');

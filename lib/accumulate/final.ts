@@ -113,13 +113,21 @@ export function createFinalAccumulator(options: FinalAccumulatorOptions = {}): F
  * parallel arrays: no object per delta.
  */
 export class TextRun {
+  /** The deltas, decoded or (RAW) as their wire bytes (see RawTextSink). */
   readonly texts: string[] = [];
-  /** Per delta, three numbers: 1 for reasoning (else 0), its index, its contentIndex (-1 when none). */
+  /** Per delta, three numbers: REASONING and RAW bits, its index, its contentIndex (-1 when none). */
   readonly fields: number[] = [];
 
-  add(reasoning: boolean, index: number, contentIndex: number, text: string): void {
+  add(reasoning: boolean, index: number, contentIndex: number, text: string, raw = false): void {
     this.texts.push(text);
-    this.fields.push(reasoning ? 1 : 0, index, contentIndex);
+    this.fields.push((reasoning ? REASONING : 0) | (raw ? RAW : 0), index, contentIndex);
+  }
+
+  /** Delta i as a string. */
+  text(i: number): string {
+    const text = this.texts[i]!;
+    // (wire bytes of a JSON string body, valid UTF-8: what JSON.parse reads it as)
+    return (this.fields[3 * i]! & RAW) === 0 ? text : (JSON.parse(`"${Buffer.from(text, 'latin1').toString('utf8')}"`) as string);
   }
 
   /** The event delta i stands for, as far as an accumulator reads it. */
@@ -127,12 +135,15 @@ export class TextRun {
     const f = this.fields;
     const index = f[3 * i + 1]!;
     const contentIndex = f[3 * i + 2]!;
-    const text = this.texts[i]!;
-    const ev: UnifiedEvent = f[3 * i] === 1 ? { type: 'reasoning_delta', index, text } : { type: 'text_delta', index, text };
+    const text = this.text(i);
+    const ev: UnifiedEvent = (f[3 * i]! & REASONING) !== 0 ? { type: 'reasoning_delta', index, text } : { type: 'text_delta', index, text };
     if (contentIndex >= 0) ev.contentIndex = contentIndex;
     return ev;
   }
 }
+
+const REASONING = 1;
+const RAW = 2;
 
 /** The final accumulator with the fused pipeline's direct route for text deltas (see TextSink). */
 export interface FusableFinalAccumulator extends FinalAccumulator {
@@ -326,7 +337,10 @@ export function createFusableFinalAccumulator(options: FinalAccumulatorOptions =
         const run: TextRun = ev;
         const f = run.fields;
         for (let i = 0; i < run.texts.length; i++) {
-          if (!self.takeText(f[3 * i] === 1, f[3 * i + 1]!, f[3 * i + 2]!, run.texts[i]!, emit)) self.push(run.event(i), emit);
+          const bits = f[3 * i]!;
+          const reasoning = (bits & REASONING) !== 0;
+          if ((bits & RAW) !== 0 && self.takeRaw(reasoning, f[3 * i + 1]!, f[3 * i + 2]!, run.texts[i]!, emit)) continue;
+          if (!self.takeText(reasoning, f[3 * i + 1]!, f[3 * i + 2]!, run.text(i), emit)) self.push(run.event(i), emit);
         }
         return;
       }

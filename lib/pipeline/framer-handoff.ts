@@ -69,6 +69,8 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
     push(c, emit) {
       out = emit;
       events.newChunk(); // a caller may refill the same Buffer
+      // (a final accumulator at the end of the chain takes text as its wire bytes: see EventTemplateStore.rawText)
+      events.rawText = decoder?.next?.takesRaw === true;
       try {
         framer.push(c, learn);
       } finally {

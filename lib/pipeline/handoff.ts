@@ -23,7 +23,7 @@ import { createFrameDecoder, type DecoderOptions, type FrameDecoder } from '../d
 import { createTextNormalizer, type NormalizerOptions, type TextNormalizer } from '../dialects/normalizer.js';
 import { MatchedRun } from '../dialects/fast/event-template.js';
 import { Unframed } from '../framing/sse.js';
-import type { TextSink } from '../dialects/types.js';
+import type { RawTextSink, TextSink } from '../dialects/types.js';
 import { TextRun } from '../accumulate/final.js';
 import type { ConsumerAwareStage } from './transform.js';
 
@@ -45,6 +45,8 @@ export interface DecoderStage extends Stage<Frame, ProviderEvent>, ConsumerAware
 
 export interface NormalizerStage extends Stage<ProviderEvent, UnifiedEvent>, ConsumerAwareStage {
   readonly normalizer: TextNormalizer;
+  /** Piped into a final accumulator, which takes template text as its wire bytes (see RawTextSink). */
+  takesRaw: boolean;
 }
 
 /** The stages createNormalizerStage made: the only ones a decoder hands frames to. */
@@ -126,6 +128,14 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
     run.add(reasoning, index, contentIndex, text);
     return true;
   };
+  const toRawRuns: RawTextSink = (reasoning, index, contentIndex, raw) => {
+    if (run === null) {
+      run = new TextRun();
+      current(run as unknown as UnifiedEvent);
+    }
+    run.add(reasoning, index, contentIndex, raw, true);
+    return true;
+  };
   const other: Emit<UnifiedEvent> = (ev) => {
     run = null;
     current(ev);
@@ -139,8 +149,10 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
 
   const stage: NormalizerStage = {
     normalizer,
+    takesRaw: false,
     consumedBy(consumer) {
-      normalizer.setTextSink(consumer !== null && textTakers.has(consumer) ? toRuns : null);
+      stage.takesRaw = consumer !== null && textTakers.has(consumer);
+      normalizer.setTextSink(stage.takesRaw ? toRuns : null, toRawRuns);
     },
     push(item: ProviderEvent | HandedFrame | MatchedRun | Unframed, emit) {
       current = emit;

@@ -82,6 +82,8 @@ export class MatchedFrame implements Frame, TemplateMatch {
     private readonly latin1: boolean,
     private readonly dataStart: number,
     private readonly dataEnd: number,
+    /** Latin1 view of a chunk checked whole: captures are valid UTF-8, decoded when read (see raw). */
+    private readonly lazy: boolean,
   ) {}
 
   get data(): string {
@@ -101,16 +103,15 @@ export class MatchedFrame implements Frame, TemplateMatch {
   }
 
   str(f: number): string | undefined {
-    return readStr(this.m, this.groups, this.decoded, f);
+    return this.lazy ? readLazy(this.m, this.groups, f) : readStr(this.m, this.groups, this.decoded, f);
   }
 
   filled(f: number): boolean {
     return readFilled(this.m, this.groups, f);
   }
 
-  /** (Its captures are checked and decoded already.) */
-  raw(): undefined {
-    return undefined;
+  raw(f: number): string | undefined {
+    return this.lazy ? readRaw(this.m, this.groups, f) : undefined;
   }
 }
 
@@ -140,6 +141,21 @@ function readStr(m: RegExpExecArray | null, groups: readonly number[], decoded: 
   const s = decoded[g] ?? m![g]!;
   const b = s.indexOf('\\');
   return b === -1 ? s : unescapeJson(s, b);
+}
+
+/** A capture in the latin1 view of valid UTF-8, decoded and unescaped. */
+function readLazy(m: RegExpExecArray | null, groups: readonly number[], f: number): string | undefined {
+  const g = groups[f];
+  if (g === undefined || g === 0) return undefined;
+  let s = m![g]!;
+  if (HIGH.test(s)) s = Buffer.from(s, 'latin1').toString('utf8');
+  const b = s.indexOf('\\');
+  return b === -1 ? s : unescapeJson(s, b);
+}
+
+function readRaw(m: RegExpExecArray | null, groups: readonly number[], f: number): string | undefined {
+  const g = groups[f];
+  return g === undefined || g === 0 ? undefined : m![g];
 }
 
 /**
@@ -419,25 +435,12 @@ export class EventTemplateStore implements TemplateMatch {
   }
 
   str(f: number): string | undefined {
-    if (this.lazy) return this.lazyStr(f);
+    if (this.lazy) return readLazy(this.m, this.groups, f);
     return readStr(this.m, this.groups, this.utf8View ? NONE_DECODED : this.decoded, f);
   }
 
   filled(f: number): boolean {
     return readFilled(this.m, this.groups, f);
-  }
-
-  /** Valid latin1 view: field f decoded from the chunk when it holds bytes above 0x7F. */
-  private lazyStr(f: number): string | undefined {
-    const g = this.groups[f];
-    if (g === undefined || g === 0) return undefined;
-    let s = this.m![g]!;
-    if (HIGH.test(s)) {
-      const at = this.text.indexOf(s, this.pos);
-      s = utf8(this.chunk!, at, at + s.length);
-    }
-    const b = s.indexOf('\\');
-    return b === -1 ? s : unescapeJson(s, b);
   }
 
   /**
@@ -446,21 +449,14 @@ export class EventTemplateStore implements TemplateMatch {
    * chunk read with rawText that is valid UTF-8); else undefined.
    */
   raw(f: number): string | undefined {
-    if (!this.lazy) return undefined;
-    const g = this.groups[f];
-    return g === undefined || g === 0 ? undefined : this.m![g];
+    return this.lazy ? readRaw(this.m, this.groups, f) : undefined;
   }
 
   /** The last match as a frame that keeps it (for a later stage), valid after the next match. */
   frame(): MatchedFrame {
     const t = this.template!;
-    if (this.lazy) {
-      // (a valid chunk: decoding cannot fail)
-      this.decodeCaptures(this.chunk!, this.m!, t, this.pos);
-      this.lazy = false;
-    }
-    const decoded = this.utf8View || !this.anyDecoded ? NONE_DECODED : this.decoded.slice();
-    return new MatchedFrame(t.origin, t.event, t.kind, this.m!, t.groups, decoded, this.text, !this.utf8View, this.pos + t.prefix, this.end - t.suffix);
+    const decoded = this.utf8View || this.lazy || !this.anyDecoded ? NONE_DECODED : this.decoded.slice();
+    return new MatchedFrame(t.origin, t.event, t.kind, this.m!, t.groups, decoded, this.text, !this.utf8View, this.pos + t.prefix, this.end - t.suffix, this.lazy);
   }
 
   /**

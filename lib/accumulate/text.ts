@@ -26,6 +26,10 @@ const LARGE = 70_000;
  * keeps it as UTF-16 code units in a buffer of its own (see TextBlock.append).
  */
 const LONG_DELTA = 64;
+/** A surrogate not in a pair (in `u` mode a pair is one code point). */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+/** Most characters of string deltas a block moves into its wire-byte buffer (see TextBlock.absorbParts). */
+const ABSORB_MAX = 1 << 16;
 /** Most bytes the UTF-16 buffer grows by at a time. */
 const MAX_GROWTH = 64 << 20;
 /** A character outside Latin-1: the joined text is a two-byte string (on a one-byte string the test fails at once). */
@@ -36,6 +40,7 @@ interface Ucs2Buffer extends Buffer {
   ucs2Write(text: string, offset: number): number;
   ucs2Slice(start: number, end: number): string;
   latin1Write(text: string, offset: number): number;
+  utf8Write(text: string, offset: number): number;
   latin1Slice(start: number, end: number): string;
 }
 
@@ -138,6 +143,7 @@ export class TextBlock {
    * have, which the decoded string must then take.
    */
   writeRaw(body: string): number {
+    if (this.raw === null && this.parts.length > 0) this.absorbParts();
     const at = this.rawBytes;
     const raw = (this.raw = room(this.raw, at, at + body.length));
     raw.latin1Write(body, at);
@@ -198,6 +204,29 @@ export class TextBlock {
       }
       if (b === -1) return w - at;
     }
+  }
+
+  /**
+   * Moves a short text so far (the first deltas, read before a template
+   * learned their layout) into the wire-byte buffer as UTF-8, so that the
+   * text is read out as one string instead of joined to it (a copy of all of
+   * it). Not text with a lone surrogate (UTF-8 cannot carry it), nor a long
+   * one (a text read mid-stream would be re-encoded at every read).
+   */
+  private absorbParts(): void {
+    const parts = this.parts;
+    let chars = 0;
+    for (const part of parts) {
+      chars += part.length;
+      if (chars > ABSORB_MAX || LONE_SURROGATE.test(part)) return;
+    }
+    let bytes = 0;
+    const raw = (this.raw = room(null, 0, 3 * chars));
+    for (const part of parts) bytes += raw.utf8Write(part, bytes);
+    this.rawBytes = bytes;
+    this.parts = [];
+    this.grouped = 0;
+    this.pendingChars = 0;
   }
 
   /** Keeps the `bytes` writeRaw added. */

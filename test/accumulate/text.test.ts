@@ -226,6 +226,17 @@ t.test('deltas taken as wire bytes: unescaped in place, decoded once, in order w
     block.append(' and a string');
     t.equal(block.text(), texts.join('') + 'more and a string', 'wire bytes, then a string: in order');
   }
+  // string deltas first (before a template learned the layout), then wire bytes: one text, in order
+  for (const first of [['Hi', ' caf\u00e9 \ud83d\ude42'], ['a lone \ud83d', ' surrogate'], ['x'.repeat(70_000)]]) {
+    const block = new TextBlock('text', 0, 0, -1);
+    for (const d of first) block.append(d);
+    const n = block.writeRaw(wire(' then \\u00e9 \\"bytes\\"'));
+    block.commitRaw(n);
+    block.append(' and a string');
+    const expected = first.join('') + ' then \u00e9 "bytes" and a string';
+    t.equal(block.utf8Bytes(), Buffer.byteLength(expected, 'utf8'), `${JSON.stringify(first[0]!.slice(0, 10))}…: UTF-8 bytes`);
+    t.equal(block.text(), expected, `${JSON.stringify(first[0]!.slice(0, 10))}…: strings, wire bytes, a string: in order`);
+  }
   const block = new TextBlock('text', 0, 0, -1);
   const every = '\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041\\u00e9\\u00C9\\u20AC\\u6771';
   const decoded = JSON.parse(`"${every}"`) as string;

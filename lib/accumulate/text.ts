@@ -327,17 +327,7 @@ export class TextStore implements Utf8Source {
   /** Appends a delta; empty text never creates a block. */
   add(type: TextBlockType, choice: number, index: number, contentIndex: number, text: string): void {
     if (text.length === 0) return;
-    let block = this.last;
-    if (
-      block === null ||
-      block.index !== index ||
-      block.type !== type ||
-      block.contentIndex !== contentIndex ||
-      block.choice !== choice
-    ) {
-      block = this.blockFor(type, choice, index, contentIndex);
-      this.last = block;
-    }
+    const block = this.current(type, choice, index, contentIndex);
     this.meter.add(text, this);
     block.append(text);
   }
@@ -345,22 +335,19 @@ export class TextStore implements Utf8Source {
   /** Appends a delta given as its wire bytes (see TextBlock.writeRaw); false when the decoded string must be added instead. */
   addRaw(type: TextBlockType, choice: number, index: number, contentIndex: number, body: string): boolean {
     if (body.length === 0) return true;
-    let block = this.last;
-    if (
-      block === null ||
-      block.index !== index ||
-      block.type !== type ||
-      block.contentIndex !== contentIndex ||
-      block.choice !== choice
-    ) {
-      block = this.blockFor(type, choice, index, contentIndex);
-      this.last = block;
-    }
+    const block = this.current(type, choice, index, contentIndex);
     const bytes = block.writeRaw(body);
     if (bytes < 0) return false;
     this.meter.addBytes(bytes, this);
     block.commitRaw(bytes);
     return true;
+  }
+
+  /** The block a delta goes to: consecutive deltas of the same block (the common case) skip the map lookup. */
+  private current(type: TextBlockType, choice: number, index: number, contentIndex: number): TextBlock {
+    const block = this.last;
+    if (block !== null && block.index === index && block.type === type && block.contentIndex === contentIndex && block.choice === choice) return block;
+    return (this.last = this.blockFor(type, choice, index, contentIndex));
   }
 
   /** The last reasoning block of (choice, index), if any. */

@@ -144,10 +144,9 @@ export interface TextTakingStage<O> extends Stage<UnifiedEvent, O> {
 export function fuseText<O>(events: GuardedEventsStage, next: TextTakingStage<O>): Stage<Chunk, O> {
   let out: Emit<O> = () => {};
   const toNext: Emit<UnifiedEvent> = (ev) => next.push(ev, out);
-  const takeRaw = next.takeRaw;
   events.setTextSink(
     (reasoning, index, contentIndex, text) => next.takeText(reasoning, index, contentIndex, text, out),
-    takeRaw === undefined ? null : (reasoning, index, contentIndex, raw) => takeRaw(reasoning, index, contentIndex, raw, out),
+    next.takeRaw === undefined ? null : (reasoning, index, contentIndex, raw) => next.takeRaw!(reasoning, index, contentIndex, raw, out),
   );
   return {
     push(chunk, emit) {

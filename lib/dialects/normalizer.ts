@@ -197,7 +197,12 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
 
   function handlePayload(payload: Json, pe: ProviderEvent & { kind: 'json' }): void {
     if (!isObject(payload)) {
-      ctx.emit({ type: 'raw', event: payload });
+      // Held like an unrecognised object while the dialect is unknown: a stream of
+      // nothing but such payloads (`data: 42`) then ends in unknown_dialect, not in silence.
+      if (self.dialect === null) {
+        undetected.push(pe);
+        if (undetected.length > MAX_UNDETECTED) giveUp();
+      } else ctx.emit({ type: 'raw', event: payload });
       return;
     }
     if (checkForced) checkForcedDialect(payload, pe.frame);

@@ -142,3 +142,24 @@ t.test('a framer read by anything but a decoder yields frames only: none here', 
   const events = await collect<unknown>(Readable.from([page]).pipe(sseFramer()).pipe(decoder()));
   t.same(events, [], 'a decoder read directly passes on provider events only');
 });
+
+t.test('payloads that are not objects (`data: 42`) and nothing else: unknown_dialect, not silence; before a recognised payload they stay raw, in order', async (t) => {
+  const { stable } = await import('../helpers/decode.js');
+  const { fixture } = await import('../helpers/corpus.js');
+  const numbers = Buffer.from('data: 42\n\ndata: "text"\n\ndata: [1,2]\n\n');
+  const evs = stable(t, numbers);
+  t.same(
+    evs.map((e) => (e.type === 'raw' ? e.event : e.type === 'error' ? e.code : e.type)),
+    [42, 'text', [1, 2], 'unknown_dialect'],
+    'kept as raw events, then the error',
+  );
+  t.match(evs[3], { type: 'error', code: 'unknown_dialect', terminal: false, message: 'could not tell the dialect from the first 3 payloads' });
+  const finals = await collect<FinalResult>(Readable.from([numbers]).pipe(createStream({ output: 'final' })));
+  t.match(finals, [{ dialect: null, stopReason: 'error', errors: [{ code: 'unknown_dialect' }] }], 'final mode: one final with the error');
+  // before an OpenAI stream: raw, then the stream as without it, and no error
+  const chat = fixture('openai-chat/text-usage.sse');
+  const both = decodeAll([Buffer.concat([Buffer.from('data: 42\n\n'), chat])], {});
+  t.same(both[0], { type: 'raw', event: 42 }, 'the number first, as a raw event');
+  t.same(both.slice(1), decodeAll([chat], {}), 'then the stream itself');
+  t.notOk(both.some((e) => e.type === 'error'), 'no error: the dialect was found');
+});

@@ -36,7 +36,7 @@ const MAX_GROWTH = 64 << 20;
 const TWO_BYTE = /[^\x00-\xff]/;
 
 /** Buffer's native UTF-16, latin1 and UTF-8 methods (toString/write dispatch to them; on Buffer.prototype since Node 0.x). */
-interface Ucs2Buffer extends Buffer {
+interface NativeBuffer extends Buffer {
   ucs2Write(text: string, offset: number): number;
   ucs2Slice(start: number, end: number): string;
   latin1Write(text: string, offset: number): number;
@@ -49,10 +49,10 @@ interface Ucs2Buffer extends Buffer {
  * grown fourfold (see TextBlock.write); a first one starts small (short
  * responses in a log: one per text block).
  */
-function room(buf: Ucs2Buffer | null, used: number, need: number): Ucs2Buffer {
-  if (buf === null) return Buffer.allocUnsafe(Math.max(1024, 4 * need)) as Ucs2Buffer;
+function room(buf: NativeBuffer | null, used: number, need: number): NativeBuffer {
+  if (buf === null) return Buffer.allocUnsafe(Math.max(1024, 4 * need)) as NativeBuffer;
   if (need <= buf.length) return buf;
-  const grown = Buffer.allocUnsafeSlow(Math.max(need, Math.min(4 * buf.length, buf.length + MAX_GROWTH))) as Ucs2Buffer;
+  const grown = Buffer.allocUnsafeSlow(Math.max(need, Math.min(4 * buf.length, buf.length + MAX_GROWTH))) as NativeBuffer;
   buf.copy(grown, 0, 0, used);
   return grown;
 }
@@ -76,10 +76,10 @@ export class TextBlock {
   /** Characters in the parts after the groups. */
   private pendingChars = 0;
   /** Long deltas of two-byte text: the text so far as UTF-16 code units in units[0, unitBytes), and no parts. */
-  private units: Ucs2Buffer | null = null;
+  private units: NativeBuffer | null = null;
   private unitBytes = 0;
   /** Deltas taken as wire bytes (writeRaw): their text as UTF-8 in raw[0, rawBytes), after the parts or units. */
-  private raw: Ucs2Buffer | null = null;
+  private raw: NativeBuffer | null = null;
   private rawBytes = 0;
   /** Set by the final accumulator when a signature belongs to this (reasoning) block. */
   signature: string | null = null;
@@ -125,7 +125,7 @@ export class TextBlock {
       // stays in parts (a buffer would double its size), and so do short deltas (one native call
       // each costs more than their share of a join).
       if (long && TWO_BYTE.test(group)) {
-        this.units = Buffer.allocUnsafeSlow(Math.max(1 << 16, 4 * group.length)) as Ucs2Buffer;
+        this.units = Buffer.allocUnsafeSlow(Math.max(1 << 16, 4 * group.length)) as NativeBuffer;
         for (const part of parts) this.write(part);
         this.parts = [];
         this.grouped = 0;
@@ -236,12 +236,12 @@ export class TextBlock {
 
   /** The text taken as wire bytes, decoded into a part of its own (the bytes are valid UTF-8). */
   private flushRaw(): void {
-    const bytes = this.raw!.subarray(0, this.rawBytes) as Ucs2Buffer;
+    const bytes = this.raw!.subarray(0, this.rawBytes) as NativeBuffer;
     let text: string;
     if (isAscii(bytes)) text = bytes.latin1Slice(0, bytes.length);
     else {
       // (ICU's converter into a buffer, then one copy: 4× as fast as utf8Slice on two-byte text, which V8 decodes a byte at a time)
-      const units = transcode(bytes, 'utf8', 'ucs2') as Ucs2Buffer;
+      const units = transcode(bytes, 'utf8', 'ucs2') as NativeBuffer;
       text = units.ucs2Slice(0, units.length);
     }
     this.raw = null;

@@ -32,3 +32,11 @@ export const latin1: (buf: Buffer, start: number, end: number) => string =
   typeof nativeLatin1 === 'function'
     ? (buf, start, end) => (start === end ? '' : nativeLatin1.call(buf, start, end))
     : (buf, start, end) => buf.toString('latin1', start, end);
+
+/** A character of the latin1 view that stands for a byte above 0x7F. */
+export const HIGH_BYTE = /[\x80-\xff]/;
+
+/** A string of the latin1 view (one character per byte) of valid UTF-8 bytes, decoded as UTF-8. */
+export function latin1ToUtf8(s: string): string {
+  return HIGH_BYTE.test(s) ? Buffer.from(s, 'latin1').toString('utf8') : s;
+}

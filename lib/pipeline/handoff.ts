@@ -120,20 +120,19 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
    * items on after each input, as one batch while batching.)
    */
   let run: TextRun | null = null;
-  const toRuns: TextSink = (reasoning, index, contentIndex, text) => {
+  function openRun(): TextRun {
     if (run === null) {
       run = new TextRun();
       current(run as unknown as UnifiedEvent);
     }
-    run.add(reasoning, index, contentIndex, text);
+    return run;
+  }
+  const toRuns: TextSink = (reasoning, index, contentIndex, text) => {
+    openRun().add(reasoning, index, contentIndex, text);
     return true;
   };
   const toRawRuns: RawTextSink = (reasoning, index, contentIndex, raw) => {
-    if (run === null) {
-      run = new TextRun();
-      current(run as unknown as UnifiedEvent);
-    }
-    run.add(reasoning, index, contentIndex, raw, true);
+    openRun().add(reasoning, index, contentIndex, raw, true);
     return true;
   };
   const other: Emit<UnifiedEvent> = (ev) => {

@@ -33,7 +33,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import type { Frame, Position } from '../../events.js';
 import type { FrameDecoder } from '../decoder.js';
 import { EVENT_CUT, EVENT_CUT_CLEAN } from '../../framing/lines.js';
-import { latin1, replacedInvalidUtf8, utf8 } from '../../framing/utf8.js';
+import { HIGH_BYTE, latin1, latin1ToUtf8, replacedInvalidUtf8, utf8 } from '../../framing/utf8.js';
 import { LearnedTemplates, escapeRe, readFilled, unescapeJson, type Template, type TemplateMatch } from './template.js';
 
 interface EventTemplate {
@@ -89,7 +89,7 @@ export class MatchedFrame implements Frame, TemplateMatch {
   get data(): string {
     if (this.decodedData === null) {
       const raw = this.text.slice(this.dataStart, this.dataEnd);
-      this.decodedData = this.latin1 && HIGH.test(raw) ? Buffer.from(raw, 'latin1').toString('utf8') : raw;
+      this.decodedData = this.latin1 ? latin1ToUtf8(raw) : raw;
     }
     return this.decodedData;
   }
@@ -147,8 +147,7 @@ function readStr(m: RegExpExecArray | null, groups: readonly number[], decoded: 
 function readLazy(m: RegExpExecArray | null, groups: readonly number[], f: number): string | undefined {
   const g = groups[f];
   if (g === undefined || g === 0) return undefined;
-  let s = m![g]!;
-  if (HIGH.test(s)) s = Buffer.from(s, 'latin1').toString('utf8');
+  const s = latin1ToUtf8(m![g]!);
   const b = s.indexOf('\\');
   return b === -1 ? s : unescapeJson(s, b);
 }
@@ -170,7 +169,6 @@ function blankFree(text: string, at: number): boolean {
   return text.indexOf('\r', at) === -1 || (text.indexOf('\r\r', at) === -1 && text.indexOf('\n\r', at) === -1);
 }
 
-const HIGH = /[\x80-\xff]/;
 const NONE_DECODED: readonly (string | undefined)[] = [];
 /**
  * Latin1 view: chunks from this size on are checked whole for bytes above
@@ -414,7 +412,7 @@ export class EventTemplateStore implements TemplateMatch {
       decoded[g] = undefined;
       if (this.ascii) continue;
       const c = m[g]!;
-      if (!HIGH.test(c)) continue;
+      if (!HIGH_BYTE.test(c)) continue;
       // Any occurrence of the same bytes decodes the same: the first from pos will do.
       const at = text.indexOf(c, pos);
       const s = utf8(buf, at, at + c.length);

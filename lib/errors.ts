@@ -23,6 +23,7 @@ export type ErrorCode =
   // limits and faults
   | 'limit_exceeded'
   | 'source_error'
+  | 'http_error'
   | 'invalid_option';
 
 /** Where in the input something happened. */

@@ -57,7 +57,7 @@ export { byteStageTransform, objectStageTransform, StageTransform, type Transfor
 // The fused pipeline and its shells
 export { createStream, type CreateStreamOptions, type OutputMode, type StreamOutput } from './pipeline/create-stream.js';
 export { compose } from './pipeline/compose.js';
-export { events, finals, type ByteSource } from './pipeline/iterate.js';
+export { events, finals, type ByteSource, type ResponseLike } from './pipeline/iterate.js';
 
 // Pure cores (no node:stream), for synchronous use and custom shells
 export { chain, runStage, type Emit, type Stage } from './stage.js';

@@ -47,7 +47,11 @@ export function errorFromEvent(ev: ErrorEvent): StreamError {
  * throws.
  */
 export interface GuardedStage<O> extends Stage<Chunk, O> {
-  /** The source failed: report `err` as a terminal error event, close open responses, ignore further input. */
+  /**
+   * The source failed: report `err` as a terminal error event, close open
+   * responses, ignore further input. Also after `end`: the error then comes
+   * out on its own (in final mode, as a final of its own).
+   */
   abort(err: StreamError, emit: Emit<O>): void;
 }
 

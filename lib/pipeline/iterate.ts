@@ -12,16 +12,39 @@ import { createOutputStage, type CreateStreamOptions } from './create-stream.js'
 /**
  * Anything llmstream can read bytes from. A fetch Response is read for its
  * body whatever its status: an error body gives its error events (a JSON
- * error, or not_a_stream for an HTML page); check `res.ok` for the status.
+ * error, or not_a_stream for an HTML page). When its status is not 2xx and
+ * the body gave no error (an empty 401, say), an `http_error` ends the output.
  */
 export type ByteSource =
   | AsyncIterable<Chunk>
   | Iterable<Chunk>
   | ReadableStream<Uint8Array>
-  | { body: ReadableStream<Uint8Array> | null };
+  | ResponseLike;
 
-function isResponseLike(s: ByteSource): s is { body: ReadableStream<Uint8Array> | null } {
+/** What llmstream reads of a fetch Response (the status fields are optional: any object with a web stream `body` will do). */
+export interface ResponseLike {
+  body: ReadableStream<Uint8Array> | null;
+  ok?: boolean;
+  status?: number;
+  statusText?: string;
+}
+
+function isResponseLike(s: ByteSource): s is ResponseLike {
   return typeof s === 'object' && s !== null && 'body' in s && !(Symbol.asyncIterator in s);
+}
+
+/** The status line of a Response that is not ok, e.g. `HTTP 401 Unauthorized`; null for anything else. */
+function failedStatus(source: ByteSource): string | null {
+  if (!isResponseLike(source) || source.ok !== false) return null;
+  const status = typeof source.status === 'number' ? ` ${source.status}` : '';
+  const text = typeof source.statusText === 'string' && source.statusText !== '' ? ` ${source.statusText}` : '';
+  return `HTTP${status}${text}`;
+}
+
+/** True when an output item reports an error (an error event, or a final holding errors). */
+function reportsError(x: Output): boolean {
+  if (typeof x !== 'object') return false;
+  return 'errors' in x ? x.errors.length > 0 : x.type === 'error';
 }
 
 async function* chunksOf(source: ByteSource): AsyncGenerator<Chunk> {
@@ -38,12 +61,17 @@ type Output = UnifiedEvent | FinalResult | string;
 async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGenerator<Output> {
   const stage = createOutputStage(options);
   const pending: Output[] = [];
+  const httpStatus = failedStatus(source);
+  let errorSeen = false;
+  let bytes = 0;
   const emit = (x: Output): void => {
+    if (httpStatus !== null && !errorSeen) errorSeen = reportsError(x);
     pending.push(x);
   };
   let sourceError: unknown = null;
   try {
     for await (const chunk of chunksOf(source)) {
+      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
       stage.push(chunk, emit);
       while (pending.length > 0) yield pending.shift()!;
     }
@@ -63,6 +91,13 @@ async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGene
   }
   stage.end(emit);
   while (pending.length > 0) yield pending.shift()!;
+  if (httpStatus !== null && !errorSeen) {
+    // The status is the only sign of failure: say so rather than end in silence (or in a result that looks fine).
+    const error = new StreamError('http_error', `${httpStatus}: ${bytes === 0 ? 'the body is empty' : `the body (${bytes} bytes) held no error`}`);
+    if (options.strict ?? false) throw error;
+    stage.abort(error, emit);
+    while (pending.length > 0) yield pending.shift()!;
+  }
 }
 
 /** Unified events of every response in `source`. */

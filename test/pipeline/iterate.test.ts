@@ -143,3 +143,45 @@ t.test('breaking out early releases the source (no listener or stream left behin
   }
   t.ok(finished, "the async iterable's finally ran");
 });
+
+t.test('a Response that is not ok: its body errors come out as they are; with none, an http_error ends the output', async (t) => {
+  const codes = (evs: UnifiedEvent[]): string[] => evs.filter((e) => e.type === 'error').map((e) => (e.type === 'error' ? e.code : ''));
+  // an empty 401: silent before
+  const empty = await all(events(new Response(null, { status: 401, statusText: 'Unauthorized' })));
+  t.same(empty, [{ type: 'error', code: 'http_error', message: 'HTTP 401 Unauthorized: the body is empty', terminal: true }]);
+  const emptyFinal = await all(finals(new Response('', { status: 401 })));
+  t.equal(emptyFinal.length, 1, 'final mode: one final for the failed request');
+  t.match(emptyFinal[0], { dialect: null, stopReason: 'error', errors: [{ code: 'http_error', message: 'HTTP 401: the body is empty' }] });
+
+  // a body that is a stream with no error in it, under a failing status
+  const whole = await all(events(new Response(webStream(chunks), { status: 500, statusText: 'Internal Server Error' })));
+  t.same(whole.slice(0, -1), decodeAll([tool]), 'the body is read as it is');
+  t.same(whole.at(-1), {
+    type: 'error',
+    code: 'http_error',
+    message: `HTTP 500 Internal Server Error: the body (${tool.length} bytes) held no error`,
+    terminal: true,
+  });
+  const wholeFinal = await all(finals(new Response(webStream(chunks), { status: 500 })));
+  t.equal(wholeFinal.length, 2, 'the response, then the failure as a final of its own');
+  t.equal(wholeFinal[0]?.toolCalls[0]?.name, 'get_weather');
+  t.same(wholeFinal[1]?.errors.map((e) => e.code), ['http_error']);
+
+  // the body explains the failure: no second error
+  const overloaded = fixture('anthropic-messages/overloaded-error.sse');
+  const explained = await all(events(new Response(overloaded, { status: 529 })));
+  t.same(explained, decodeAll([overloaded]));
+  t.same(codes(explained), ['overloaded_error']);
+  const html = await all(events(new Response('<html><body>Bad gateway</body></html>', { status: 502 })));
+  t.same(codes(html), ['not_a_stream'], 'an HTML page is not_a_stream, as with any status');
+  t.same((await all(finals(new Response(overloaded, { status: 529 })))).map((f) => f.errors.map((e) => e.code)), [['overloaded_error']]);
+
+  // ok responses and sources without a status are unchanged: empty stays silent
+  t.same(await all(events(new Response(null, { status: 200 }))), []);
+  t.same(await all(events(new Response(null, { status: 204 }))), []);
+  t.same(await all(events({ body: null })), []);
+
+  const err = await all(events(new Response(null, { status: 403, statusText: 'Forbidden' }), { strict: true })).catch((e: unknown) => e);
+  t.type(err, StreamError);
+  t.match(err, { code: 'http_error', message: 'HTTP 403 Forbidden: the body is empty' });
+});

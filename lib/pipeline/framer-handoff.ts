@@ -17,13 +17,20 @@ import { EventTemplateStore, MatchedRun } from '../dialects/fast/event-template.
 import { isDecoderStage, type DecoderStage } from './handoff.js';
 import type { ConsumerAwareStage } from './transform.js';
 
+/**
+ * Most events in one MatchedRun: a run is read once by each stage in turn, so
+ * a long one (a 64 KiB chunk holds hundreds of events) would leave the L1
+ * cache before the next stage reads it again.
+ */
+const RUN_MAX = 32;
+
 /** `make` builds the framer with the hook in its options. */
 export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Chunk, Frame>): Stage<Chunk, Frame> & ConsumerAwareStage {
   const events = new EventTemplateStore();
   let decoder: DecoderStage | null = null;
 
   let out: Emit<Frame> = () => {};
-  /** The run matched events go into; handed on whole before any other frame and at the end of each chunk. */
+  /** The run matched events go into; handed on whole before any other frame, at RUN_MAX events and at the end of each chunk. */
   let run: MatchedRun | null = null;
   function flush(): void {
     if (run === null) return;
@@ -39,7 +46,9 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
       const frame = events.frame();
       frame.id = id;
       if (offset >= 0) frame.at = { frame: frameNo, offset };
-      (run ??= new MatchedRun()).frames.push(frame);
+      const frames = (run ??= new MatchedRun()).frames;
+      frames.push(frame);
+      if (frames.length >= RUN_MAX) flush();
       return end;
     },
     block: { buf: null, start: 0, dataStart: 0, dataEnd: 0, end: 0 },

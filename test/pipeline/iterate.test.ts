@@ -169,12 +169,12 @@ t.test('a Response that is not ok: its body errors come out as they are; with no
 
   // the body explains the failure: no second error
   const overloaded = fixture('anthropic-messages/overloaded-error.sse');
-  const explained = await all(events(new Response(overloaded, { status: 529 })));
+  const explained = await all(events(new Response(new Uint8Array(overloaded), { status: 529 })));
   t.same(explained, decodeAll([overloaded]));
   t.same(codes(explained), ['overloaded_error']);
   const html = await all(events(new Response('<html><body>Bad gateway</body></html>', { status: 502 })));
   t.same(codes(html), ['not_a_stream'], 'an HTML page is not_a_stream, as with any status');
-  t.same((await all(finals(new Response(overloaded, { status: 529 })))).map((f) => f.errors.map((e) => e.code)), [['overloaded_error']]);
+  t.same((await all(finals(new Response(new Uint8Array(overloaded), { status: 529 })))).map((f) => f.errors.map((e) => e.code)), [['overloaded_error']]);
 
   // ok responses and sources without a status are unchanged: empty stays silent
   t.same(await all(events(new Response(null, { status: 200 }))), []);

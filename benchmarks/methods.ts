@@ -7,6 +7,7 @@
  */
 import { createJsonArrayFloor, createSseFloor, runFloor } from './floor.js';
 import { Writable } from 'node:stream';
+import { Transform } from 'readable-stream';
 import { pipeline } from 'node:stream/promises';
 import type { FinalResult } from '../lib/accumulate/types.js';
 import { finalAccumulator } from '../lib/pipeline/accumulators.js';
@@ -381,6 +382,20 @@ async function llmstreamFinalNoFast(ctx: MethodContext): Promise<MethodResult> {
   return { items: t.items };
 }
 
+/**
+ * The fused stage behind three Transforms that pass each chunk on untouched:
+ * the stream hops the separate stages add, without their work (the chain
+ * below has four Transforms where the fused one has one; readable-stream's,
+ * like every llmstream stage).
+ */
+async function llmstreamFinalHops(ctx: MethodContext): Promise<MethodResult> {
+  const t = newTally();
+  const hop = (): Transform => new Transform({ objectMode: true, transform: (chunk: unknown, _enc, cb) => cb(null, chunk) });
+  await pipe(await bodyOf(ctx), hop(), hop(), hop(), createStream({ ...llmstreamOptions(ctx.dialect), output: 'final' }), finalSink(t));
+  checkTally(t, ctx.stats);
+  return { items: t.items };
+}
+
 async function llmstreamStages(ctx: MethodContext): Promise<MethodResult> {
   const t = newTally();
   const { dialect, framing } = llmstreamOptions(ctx.dialect);
@@ -417,6 +432,7 @@ export const METHODS: Method[] = [
   { id: 'llmstream-events', label: "llmstream createStream({output:'events'})", group: 'llmstream', applies: () => true, run: llmstreamEvents },
   { id: 'llmstream-final', label: "llmstream createStream({output:'final'})", group: 'llmstream', applies: () => true, run: llmstreamFinal },
   { id: 'llmstream-final-nofast', label: "llmstream createStream({output:'final'}), raw-text fast path off", group: 'llmstream', applies: () => true, run: llmstreamFinalNoFast },
+  { id: 'llmstream-final-hops', label: "llmstream createStream({output:'final'}) behind 3 pass-through Transforms", group: 'llmstream', applies: (_d, s) => single(s), run: llmstreamFinalHops },
   { id: 'llmstream-stages', label: 'llmstream separate stages in stream.pipeline (final)', group: 'llmstream', applies: () => true, run: llmstreamStages },
 ];
 

@@ -55,6 +55,7 @@ export const ROWS: { id: string; title: string; ids: string[] }[] = [
   { id: 'llmstream-events', title: "**llmstream** createStream({ output: 'events' })", ids: ['llmstream-events'] },
   { id: 'llmstream-final', title: "**llmstream** createStream({ output: 'final' })", ids: ['llmstream-final'] },
   { id: 'llmstream-final-nofast', title: "llmstream createStream({ output: 'final' }) with the raw-text fast path off (every payload JSON.parsed)", ids: ['llmstream-final-nofast'] },
+  { id: 'llmstream-final-hops', title: "llmstream createStream({ output: 'final' }) behind 3 pass-through Transforms (the separate stages' stream hops, none of their work)", ids: ['llmstream-final-hops'] },
   { id: 'llmstream-stages', title: '**llmstream** separate stages in stream.pipeline → final', ids: ['llmstream-stages'] },
 ];
 
@@ -148,6 +149,11 @@ export function targetChecks(outputs: WorkerOutput[], chunkSizes: number[]): Tar
       if (stages !== undefined && stages.error === null) {
         const r = stages.medianMs / final.medianMs;
         checks.push({ fixture: name, chunkSize: cs, target: 'separate stages within 1.3× of fused (time ratio)', value: `${fmt(r, 2)}×`, pass: r <= 1.3 });
+        const hops = find(o, cs, ['llmstream-final-hops']);
+        if (hops !== undefined && hops.error === null) {
+          const q = hops.medianMs / final.medianMs;
+          checks.push({ fixture: name, chunkSize: cs, target: '(info) fused behind 3 pass-through Transforms vs fused (what the hops alone cost)', value: `${fmt(q, 2)}×`, pass: null });
+        }
         const plain = find(o, cs, ['llmstream-final-nofast']);
         if (plain !== undefined && plain.error === null) {
           const q = stages.medianMs / plain.medianMs;
@@ -172,6 +178,7 @@ const COLORS: Record<string, string> = {
   'llmstream-events': '#aec7e8',
   'llmstream-final': '#1f77b4',
   'llmstream-final-nofast': '#6b8fb3',
+  'llmstream-final-hops': '#9edae5',
   'llmstream-stages': '#17becf',
 };
 const SHORT: Record<string, string> = {
@@ -184,6 +191,7 @@ const SHORT: Record<string, string> = {
   'llmstream-events': 'llmstream events',
   'llmstream-final': 'llmstream final',
   'llmstream-final-nofast': 'llmstream final, fast path off',
+  'llmstream-final-hops': 'llmstream final + 3 pass-through hops',
   'llmstream-stages': 'llmstream separate stages',
 };
 

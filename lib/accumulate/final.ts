@@ -47,7 +47,7 @@ import { OUTSIDE, RESTART, BEGIN, ResponseTracker, isFinalDone } from './respons
 import { SignatureList } from './signatures.js';
 import { TextStore, choiceOf, type TextBlock } from './text.js';
 import { ToolCallStore, type ToolCall } from './tool-args.js';
-import { latin1ToUtf8 } from '../framing/utf8.js';
+import { decodeWireBody } from '../dialects/fast/template.js';
 import { emptyUsage, usageOf } from './usage.js';
 
 export interface FinalAccumulator extends Stage<UnifiedEvent, FinalResult> {
@@ -127,8 +127,7 @@ export class TextRun {
   /** Delta i as a string. */
   text(i: number): string {
     const text = this.texts[i]!;
-    // (wire bytes of a JSON string body, valid UTF-8: what JSON.parse reads it as)
-    return (this.fields[3 * i]! & RAW) === 0 ? text : (JSON.parse(`"${latin1ToUtf8(text)}"`) as string);
+    return (this.fields[3 * i]! & RAW) === 0 ? text : decodeWireBody(text);
   }
 
   /** The event delta i stands for, as far as an accumulator reads it. */

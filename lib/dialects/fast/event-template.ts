@@ -34,7 +34,7 @@ import type { Frame, Position } from '../../events.js';
 import type { FrameDecoder } from '../decoder.js';
 import { EVENT_CUT, EVENT_CUT_CLEAN } from '../../framing/lines.js';
 import { HIGH_BYTE, latin1, latin1ToUtf8, replacedInvalidUtf8, utf8 } from '../../framing/utf8.js';
-import { LearnedTemplates, escapeRe, readFilled, unescapeJson, type Template, type TemplateMatch } from './template.js';
+import { LearnedTemplates, decodeWireBody, escapeRe, readFilled, unescapeJson, type Template, type TemplateMatch } from './template.js';
 
 interface EventTemplate {
   readonly re: RegExp;
@@ -146,10 +146,7 @@ function readStr(m: RegExpExecArray | null, groups: readonly number[], decoded: 
 /** A capture in the latin1 view of valid UTF-8, decoded and unescaped. */
 function readLazy(m: RegExpExecArray | null, groups: readonly number[], f: number): string | undefined {
   const g = groups[f];
-  if (g === undefined || g === 0) return undefined;
-  const s = latin1ToUtf8(m![g]!);
-  const b = s.indexOf('\\');
-  return b === -1 ? s : unescapeJson(s, b);
+  return g === undefined || g === 0 ? undefined : decodeWireBody(m![g]!);
 }
 
 function readRaw(m: RegExpExecArray | null, groups: readonly number[], f: number): string | undefined {

@@ -20,6 +20,7 @@
  * source.
  */
 import type { Json, JsonObject } from '../../events.js';
+import { latin1ToUtf8 } from '../../framing/utf8.js';
 
 /** JSON whitespace (the only whitespace JSON.parse accepts between tokens). */
 const WS = '[ \\t\\n\\r]*';
@@ -299,6 +300,17 @@ export function unescapeJson(s: string, first = s.indexOf('\\')): string {
         return JSON.parse('"' + s + '"') as string;
     }
   }
+}
+
+/**
+ * A captured JSON string body in the latin1 view of valid UTF-8 bytes
+ * (one character per byte, escapes undecoded: see TemplateMatch.raw), as
+ * JSON.parse would give it.
+ */
+export function decodeWireBody(s: string): string {
+  const text = latin1ToUtf8(s);
+  const b = text.indexOf('\\');
+  return b === -1 ? text : unescapeJson(text, b);
 }
 
 /** Compiled regexes by source, shared by every stream (bounded: past it, compile without caching). */

@@ -11,7 +11,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { performance } from 'node:perf_hooks';
+import { performance, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { fixtureExtension, type FixtureStats } from './generate.js';
 import { CheckError, methodsFor, type Method, type MockFetch } from './methods.js';
 
@@ -37,6 +37,9 @@ export interface RunRecord {
   items: number;
   /** Median over runs of the peak RSS above the RSS at the run's start, MiB. */
   peakRssDeltaMiB: number;
+  /** Per timed run: GC pause time that started within the run, ms, and mark-compacts among those pauses. */
+  gcMs: number[];
+  markCompacts: number[];
   error: string | null;
 }
 
@@ -117,9 +120,66 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+/** mulberry32: a small seeded generator, so that a rerun makes the same orders. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/** A copy of `xs` in a random order (Fisher-Yates). */
+function shuffled<T>(xs: readonly T[], random: () => number): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 function arg(argv: string[], name: string): string | undefined {
   const i = argv.indexOf(name);
   return i < 0 ? undefined : argv[i + 1];
+}
+
+/**
+ * GC pauses, kept by start time so that each can be charged to the run it
+ * fell in: methods alternate in one heap, so a method can pay for another's
+ * garbage, and these show when a median moved for that reason.
+ */
+class GcLog {
+  private entries: { start: number; ms: number; major: boolean }[] = [];
+  private readonly observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as { detail?: { kind?: number } }).detail?.kind;
+      this.entries.push({ start: e.startTime, ms: e.duration, major: kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR });
+    }
+  });
+  constructor() {
+    this.observer.observe({ entryTypes: ['gc'] });
+  }
+  /** GC ms and mark-compacts of the pauses that started in each [from, to); waits for the observer, which reports late. */
+  async charge(intervals: [number, number][]): Promise<{ ms: number; majors: number }[]> {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return intervals.map(([from, to]) => {
+      let ms = 0;
+      let majors = 0;
+      for (const e of this.entries) {
+        if (e.start < from || e.start >= to) continue;
+        ms += e.ms;
+        if (e.major) majors++;
+      }
+      return { ms: Math.round(ms * 100) / 100, majors };
+    });
+  }
+  clear(): void {
+    this.entries = [];
+  }
 }
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
@@ -157,6 +217,7 @@ async function main(argv: string[]): Promise<void> {
   const baselineRss = process.memoryUsage.rss();
   const records: RunRecord[] = [];
   const sampler = new RssSampler();
+  const gcLog = new GcLog();
 
   for (const chunkSize of chunkSizes) {
     const state = methods.map((m) => {
@@ -167,6 +228,9 @@ async function main(argv: string[]): Promise<void> {
         fetch: mockFetch(f, chunkSize, sampler),
         times: [] as number[],
         cpu: [] as number[],
+        intervals: [] as [number, number][],
+        gcMs: [] as number[],
+        majors: [] as number[],
         peaks: [] as number[],
         items: 0,
         error: null as string | null,
@@ -197,15 +261,27 @@ async function main(argv: string[]): Promise<void> {
         warmTime.set(s, (warmTime.get(s) ?? 0) + performance.now() - start);
       }
     }
-    // `runs` timed rounds of every method, then more rounds of the fast ones (round-robin
-    // still) until each has `minTimedMs` of timed runs or `maxRuns` runs: the median of five
-    // 60 ms runs moved by ±30 % on this 2-core machine, that of a few seconds' worth much less
-    // (five or six runs of 150-200 ms, what 1 s gave the Interactions methods, still ±15 %).
+    // `runs` timed rounds of every method, then more rounds of the fast ones until each has
+    // `minTimedMs` of timed runs or `maxRuns` runs: the median of five 60 ms runs moved by
+    // ±30 % on this 2-core machine, that of a few seconds' worth much less (five or six runs
+    // of 150-200 ms, what 1 s gave the Interactions methods, still ±15 %).
+    // Each round runs the methods in a new (seeded) order. In a fixed order the heap's
+    // rhythm locks onto the rotation: a mark-compact that one run's allocations start is
+    // finished, incremental marking and pause, ~30 ms into the next run, and with one every
+    // two runs it fell on the same method round after round (Interactions at 64 KiB, fused
+    // then separate stages: 2-3 of 25 runs against 13-16 of 25; either alone: 9-12 of 25).
+    // The floor and llmstream's methods, whose ratios are the targets, run the same rounds:
+    // while one of them needs more, all of them run, so that none has its median taken over
+    // a stretch of the host's drift (runs late in a worker were up to 2x faster) the others missed.
     const timed = (s: (typeof state)[number]): number => s.times.reduce((a, b) => a + b, 0);
+    const compared = (s: (typeof state)[number]): boolean => s.m.group === 'floor' || s.m.group === 'llmstream';
+    const random = seededRandom(chunkSize);
     for (let round = 0; round < maxRuns; round++) {
-      for (const s of state) {
+      const wants = (s: (typeof state)[number]): boolean => s.error === null && (round < runs || timed(s) < minTimedMs);
+      const comparedWant = state.some((s) => compared(s) && wants(s));
+      for (const s of shuffled(state, random)) {
         if (s.error !== null) continue;
-        if (round >= runs && timed(s) >= minTimedMs) continue;
+        if (!(wants(s) || (compared(s) && comparedWant))) continue;
         if (forcedGc) gc();
         const before = sampler.reset();
         const cpu0 = process.cpuUsage();
@@ -216,17 +292,23 @@ async function main(argv: string[]): Promise<void> {
           const cpu = process.cpuUsage(cpu0);
           const peak = sampler.finish();
           s.items = r.items;
-          {
-            s.times.push(ms);
-            s.cpu.push((cpu.user + cpu.system) / 1000);
-            s.peaks.push((peak - before) / 2 ** 20);
-          }
+          s.times.push(ms);
+          s.cpu.push((cpu.user + cpu.system) / 1000);
+          s.peaks.push((peak - before) / 2 ** 20);
+          s.intervals.push([start, start + ms]);
         } catch (err) {
           s.error = err instanceof CheckError ? `check failed: ${err.message}` : `failed: ${(err as Error)?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(err)}`;
           log(`  ${s.m.id} @${chunkSize}: ${s.error}`);
         }
       }
     }
+    for (const s of state) {
+      for (const g of await gcLog.charge(s.intervals)) {
+        s.gcMs.push(g.ms);
+        s.majors.push(g.majors);
+      }
+    }
+    gcLog.clear();
     for (const s of state) {
       const med = s.times.length > 0 ? median(s.times) : NaN;
       const rec: RunRecord = {
@@ -244,11 +326,13 @@ async function main(argv: string[]): Promise<void> {
         framesPerSec: s.fx.stats.frames / (med / 1000),
         items: s.items,
         peakRssDeltaMiB: s.peaks.length > 0 ? median(s.peaks) : NaN,
+        gcMs: s.gcMs,
+        markCompacts: s.majors,
         error: s.error,
       };
       records.push(rec);
       log(
-        `  ${chunkSize.toString().padStart(6)} B  ${s.m.id.padEnd(24)} ${rec.error === null ? `${rec.mbps.toFixed(1).padStart(7)} MB/s  ${(rec.framesPerSec / 1000).toFixed(0).padStart(6)}k ev/s  +${rec.peakRssDeltaMiB.toFixed(0)} MiB` : rec.error}`,
+        `  ${chunkSize.toString().padStart(6)} B  ${s.m.id.padEnd(24)} ${rec.error === null ? `${rec.mbps.toFixed(1).padStart(7)} MB/s  ${(rec.framesPerSec / 1000).toFixed(0).padStart(6)}k ev/s  +${rec.peakRssDeltaMiB.toFixed(0)} MiB  GC ${median(s.gcMs).toFixed(1)} ms/run, ${s.majors.reduce((a, b) => a + b, 0)} mark-compacts in ${s.majors.length} runs` : rec.error}`,
       );
     }
   }

@@ -2,7 +2,7 @@
  * sseFramer() (or autoFramer() on SSE) piped straight into decoder(), itself
  * handing frames to normalizer() (handoff.ts): the framer takes whole events
  * with event templates (dialects/fast/event-template.ts), as the fused stage
- * does, and hands consecutive ones on as one MatchedRun of MatchedFrames,
+ * does, and hands consecutive ones on as one MatchedRun,
  * which the normalizer's open response takes without decoding (or decodes as
  * usual if it does not). The event templates are learned here, from plain
  * blocks whose payload one of the normalizer's payload templates recognises.
@@ -43,12 +43,7 @@ export function createHandoffFramer(make: (hook: InternalSseOptions) => Stage<Ch
       if (decoder === null || decoder.next === null) return -1;
       const end = events.match(buf, pos, limit);
       if (end < 0) return end; // -1, or EVENT_CUT(_CLEAN) for the line splitter
-      const frame = events.frame();
-      frame.id = id;
-      if (offset >= 0) frame.at = { frame: frameNo, offset };
-      const frames = (run ??= new MatchedRun()).frames;
-      frames.push(frame);
-      if (frames.length >= RUN_MAX) flush();
+      if (events.addTo((run ??= new MatchedRun()), id, offset >= 0 ? { frame: frameNo, offset } : undefined) >= RUN_MAX) flush();
       return end;
     },
     block: { buf: null, start: 0, dataStart: 0, dataEnd: 0, end: 0 },

@@ -73,15 +73,15 @@ export function createDecoderStage(options: DecoderOptions = {}): DecoderStage {
     push(frame, emit) {
       if (frame instanceof MatchedRun) {
         // events the framer matched whole: numbered here, taken by the normalizer (or decoded as usual)
-        const run = frame.frames;
         if (stage.handOff) {
-          for (let i = 0; i < run.length; i++) {
-            const f = run[i]!;
-            f.n = frames.number(f);
-            f.decoder = frames;
-          }
+          frame.number(frames);
           emit(frame as unknown as ProviderEvent);
-        } else for (let i = 0; i < run.length; i++) frames.decode(run[i]!, frames.number(run[i]!), emit);
+        } else {
+          for (let i = 0; i < frame.length; i++) {
+            const f = frame.frame(i);
+            frames.decode(f, frames.number(f), emit);
+          }
+        }
         return;
       }
       if (frame instanceof Unframed) {
@@ -158,10 +158,9 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
       run = null;
       if (item instanceof Unframed) normalizer.unframed(item, other);
       else if (item instanceof MatchedRun) {
-        const frames = item.frames;
-        for (let i = 0; i < frames.length; i++) {
-          const f = frames[i]!;
-          if (!normalizer.pushMatched(f, f.origin, f.n, f.at, other)) ordinary(f, f.n, f.decoder!, other);
+        for (let i = 0; i < item.length; i++) {
+          const origin = item.select(i);
+          if (!normalizer.pushMatched(item, origin, item.n(i), item.at(i), other)) ordinary(item.frame(i), item.n(i), item.decoder!, other);
         }
       } else if (item instanceof HandedFrame) ordinary(item.frame, item.n, item.decoder, other);
       else normalizer.push(item, other);

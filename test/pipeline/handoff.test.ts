@@ -172,7 +172,7 @@ t.test('matched events reaching a decoder that no longer hands off decode like t
   const items: unknown[] = [];
   (f.stage as Stage<Buffer, unknown>).push(data.subarray(cut), (item) => items.push(item));
   const runs = items.filter((i): i is MatchedRun => i instanceof MatchedRun);
-  t.ok(runs.length > 0 && runs.some((r) => r.frames.length > 1), `${runs.length} runs of matched events`);
+  t.ok(runs.length > 0 && runs.some((r) => r.length > 1), `${runs.length} runs of matched events`);
   // a decoder with no normalizer after it decodes them; the plain framer's frames decode the same
   const viaRuns: ProviderEvent[] = [];
   const d1 = createDecoderStage();
@@ -184,6 +184,43 @@ t.test('matched events reaching a decoder that no longer hands off decode like t
   framer.end((frame) => d2.push(frame, (pe) => plain.push(pe)));
   t.strictSame(viaRuns, plain, 'same provider events');
   f.destroy();
+});
+
+t.test('a run of matched events gives back the frames the plain framer reads (event, data, last event ID, position)', async (t) => {
+  for (const positions of [false, true]) {
+    const { data } = generateToBuffer({ dialect: 'gemini-interactions', shape: 'single', size: 40_000, seed: 3 });
+    const cut = data.indexOf('\n\n', data.length >> 1) + 2;
+    // an event of only an ID line: the events after it, matched whole, carry that last event ID
+    const rest = Buffer.concat([Buffer.from('id: evt-7\n\n'), data.subarray(cut)]);
+    const f = sseFramer({ positions });
+    const n = normalizer();
+    f.pipe(decoder()).pipe(n);
+    n.resume();
+    f.write(data.subarray(0, cut));
+    await new Promise((r) => setTimeout(r, 10));
+    const items: unknown[] = [];
+    (f.stage as Stage<Buffer, unknown>).push(rest, (item) => items.push(item));
+    const viaRuns: unknown[] = [];
+    for (const item of items) {
+      if (!(item instanceof MatchedRun)) viaRuns.push(item);
+      else for (let i = 0; i < item.length; i++) viaRuns.push(item.frame(i));
+    }
+    t.ok(items.some((i) => i instanceof MatchedRun && i.length > 1), `runs of matched events (positions ${positions})`);
+    // the plain framer on the same bytes, from the same offset and frame number on
+    const plain: Frame[] = [];
+    const framer = createSseFramer({ positions });
+    framer.push(data.subarray(0, cut), () => {});
+    framer.push(rest, (frame) => plain.push(frame));
+    // (a Frame's fields: a MatchedFrame also holds where its data lies in the chunk's text)
+    const shape = (frames: unknown[]): unknown[] =>
+      frames.map((x) => {
+        const { id, event, data, at, retry, invalidUtf8At } = x as Frame;
+        return { id, event, data, at, retry, invalidUtf8At };
+      });
+    t.strictSame(shape(viaRuns), shape(plain), `same frames (positions ${positions})`);
+    t.ok(plain.some((x) => x.id === 'evt-7'), 'the frames carry the last event ID');
+    f.destroy();
+  }
 });
 
 t.test('a second consumer of the SSE framer sees plain frames', async (t) => {

@@ -54,36 +54,25 @@ interface EventTemplate {
 }
 
 /**
- * A whole event an event template recognised in one stage, handed as a frame
- * to a later one (separate stages, pipeline/handoff.ts): its match, and the
- * frame it stands for should it have to take the ordinary path. `data` is
+ * A whole event an event template recognised in one stage, as a frame for a
+ * later stage that has to take it the ordinary way (separate stages,
+ * pipeline/handoff.ts; made only then, see MatchedRun.frame). `data` is
  * decoded only when read.
  */
-export class MatchedFrame implements Frame, TemplateMatch {
+export class MatchedFrame implements Frame {
   id = '';
-  /** Its frame number and the decoder that numbered it, set when a decoder hands it on. */
-  n = 0;
-  decoder: FrameDecoder | null = null;
   declare retry?: number;
   declare at?: Position;
   declare invalidUtf8At?: number;
   private decodedData: string | null = null;
 
   constructor(
-    /** The payload template behind the match: a later stage takes the match only while it still holds that template. */
-    readonly origin: Template,
     readonly event: string,
-    readonly kind: number,
-    private readonly m: RegExpExecArray,
-    private readonly groups: readonly number[],
-    private readonly decoded: readonly (string | undefined)[],
     /** The chunk's text, whether it is the latin1 view (else decoded), and where the payload lies in it. */
     private readonly text: string,
     private readonly latin1: boolean,
     private readonly dataStart: number,
     private readonly dataEnd: number,
-    /** Latin1 view of a chunk checked whole: captures are valid UTF-8, decoded when read (see raw). */
-    private readonly lazy: boolean,
   ) {}
 
   get data(): string {
@@ -92,6 +81,100 @@ export class MatchedFrame implements Frame, TemplateMatch {
       this.decodedData = this.latin1 ? latin1ToUtf8(raw) : raw;
     }
     return this.decodedData;
+  }
+}
+
+/** MatchedRun's per-event numbers: data start and end in the text, flags, frame number. */
+const NUMS = 4;
+const LATIN1 = 1;
+const LAZY = 2;
+
+/**
+ * Consecutive events matched in one chunk, handed on as one item (separate
+ * stages): the decoder numbers them and the normalizer takes them in a loop,
+ * instead of one stream item per event at each hop. Kept as parallel arrays,
+ * not an object per event: those objects were most of what the separate
+ * stages allocated beyond the fused stage (~200 bytes an event, and they
+ * live across a stream hop, so a scavenge in between promotes them). The
+ * run is itself the TemplateMatch of the event `select` chose.
+ */
+export class MatchedRun implements TemplateMatch {
+  private readonly templates: EventTemplate[] = [];
+  private readonly ms: RegExpExecArray[] = [];
+  private readonly texts: string[] = [];
+  private readonly nums: number[] = [];
+  /** Sparse: the few events with decoded captures (latin1 view), a last event ID, a position. */
+  private decodeds: (readonly (string | undefined)[])[] | null = null;
+  private ids: string[] | null = null;
+  private ats: Position[] | null = null;
+  /** The decoder stage that numbered the events (see number). */
+  decoder: FrameDecoder | null = null;
+  // the event `select` chose
+  kind = 0;
+  private m: RegExpExecArray | null = null;
+  private groups: readonly number[] = [];
+  private decoded: readonly (string | undefined)[] = NONE_DECODED;
+  private lazy = false;
+
+  get length(): number {
+    return this.ms.length;
+  }
+
+  /** Adds an event (EventTemplateStore.addTo). */
+  add(t: EventTemplate, m: RegExpExecArray, text: string, latin1: boolean, lazy: boolean, start: number, end: number, decoded: readonly (string | undefined)[], id: string, at: Position | undefined): number {
+    const i = this.ms.length;
+    this.templates.push(t);
+    this.ms.push(m);
+    this.texts.push(text);
+    this.nums.push(start, end, (latin1 ? LATIN1 : 0) | (lazy ? LAZY : 0), 0);
+    if (decoded !== NONE_DECODED) (this.decodeds ??= [])[i] = decoded;
+    if (id !== '') (this.ids ??= [])[i] = id;
+    if (at !== undefined) (this.ats ??= [])[i] = at;
+    return i + 1;
+  }
+
+  at(i: number): Position | undefined {
+    return this.ats?.[i];
+  }
+
+  /** Event i's frame number (set by `number`). */
+  n(i: number): number {
+    return this.nums[NUMS * i + 3]!;
+  }
+
+  /** Numbers every event with `decoder`, in order, as it numbers frames. */
+  number(decoder: FrameDecoder): void {
+    this.decoder = decoder;
+    const nums = this.nums;
+    for (let i = 0; i < this.ms.length; i++) {
+      const n = decoder.peek(this.ats?.[i]);
+      decoder.skip(n);
+      nums[NUMS * i + 3] = n;
+    }
+  }
+
+  /** Makes event i the one read as a TemplateMatch; returns the payload template behind its match. */
+  select(i: number): Template {
+    const t = this.templates[i]!;
+    this.kind = t.kind;
+    this.m = this.ms[i]!;
+    this.groups = t.groups;
+    this.decoded = this.decodeds?.[i] ?? NONE_DECODED;
+    this.lazy = (this.nums[NUMS * i + 2]! & LAZY) !== 0;
+    return t.origin;
+  }
+
+  /** Event i as the frame it stands for, for the ordinary path. */
+  frame(i: number): MatchedFrame {
+    const t = this.templates[i]!;
+    const k = NUMS * i;
+    const nums = this.nums;
+    const f = new MatchedFrame(t.event, this.texts[i]!, (nums[k + 2]! & LATIN1) !== 0, nums[k]!, nums[k + 1]!);
+    const id = this.ids?.[i];
+    if (id !== undefined) f.id = id;
+    const at = this.ats?.[i];
+    if (at !== undefined) f.at = at;
+    return f;
   }
 
   int(f: number): number | undefined {
@@ -113,15 +196,6 @@ export class MatchedFrame implements Frame, TemplateMatch {
   raw(f: number): string | undefined {
     return this.lazy ? readRaw(this.m, this.groups, f) : undefined;
   }
-}
-
-/**
- * Consecutive events matched in one chunk, handed on as one item (separate
- * stages): the decoder numbers them and the normalizer takes them in a loop,
- * instead of one stream item per event at each hop.
- */
-export class MatchedRun {
-  readonly frames: MatchedFrame[] = [];
 }
 
 function readInt(m: RegExpExecArray | null, groups: readonly number[], f: number): number | undefined {
@@ -447,11 +521,11 @@ export class EventTemplateStore implements TemplateMatch {
     return this.lazy ? readRaw(this.m, this.groups, f) : undefined;
   }
 
-  /** The last match as a frame that keeps it (for a later stage), valid after the next match. */
-  frame(): MatchedFrame {
+  /** Adds the last match to `run` (valid after the next match); returns the run's length. */
+  addTo(run: MatchedRun, id: string, at: Position | undefined): number {
     const t = this.template!;
     const decoded = this.utf8View || this.lazy || !this.anyDecoded ? NONE_DECODED : this.decoded.slice();
-    return new MatchedFrame(t.origin, t.event, t.kind, this.m!, t.groups, decoded, this.text, !this.utf8View, this.pos + t.prefix, this.end - t.suffix, this.lazy);
+    return run.add(t, this.m!, this.text, !this.utf8View, this.lazy, this.pos + t.prefix, this.end - t.suffix, decoded, id, at);
   }
 
   /**

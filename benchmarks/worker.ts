@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
-import { fixtureExtension, type FixtureStats } from './generate.js';
+import { Rng, fixtureExtension, type FixtureStats } from './generate.js';
 import { CheckError, methodsFor, type Method, type MockFetch } from './methods.js';
 
 export interface RunRecord {
@@ -120,23 +120,11 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** mulberry32: a small seeded generator, so that a rerun makes the same orders. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 /** A copy of `xs` in a random order (Fisher-Yates). */
-function shuffled<T>(xs: readonly T[], random: () => number): T[] {
+function shuffled<T>(xs: readonly T[], random: Rng): T[] {
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
+    const j = random.int(0, i);
     [out[i], out[j]] = [out[j]!, out[i]!];
   }
   return out;
@@ -275,7 +263,7 @@ async function main(argv: string[]): Promise<void> {
     // a stretch of the host's drift (runs late in a worker were up to 2x faster) the others missed.
     const timed = (s: (typeof state)[number]): number => s.times.reduce((a, b) => a + b, 0);
     const compared = (s: (typeof state)[number]): boolean => s.m.group === 'floor' || s.m.group === 'llmstream';
-    const random = seededRandom(chunkSize);
+    const random = new Rng(chunkSize); // (seeded: a rerun makes the same orders)
     for (let round = 0; round < maxRuns; round++) {
       const wants = (s: (typeof state)[number]): boolean => s.error === null && (round < runs || timed(s) < minTimedMs);
       const comparedWant = state.some((s) => compared(s) && wants(s));

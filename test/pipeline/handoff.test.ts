@@ -158,19 +158,27 @@ t.test('an event of the old dialect inside a response of the new one (auto) is n
   t.strictSame(events, fused([anthropic, rest], { dialect: 'auto' }), 'same events as the fused stage');
 });
 
-t.test('matched events reaching a decoder that no longer hands off decode like the frames they stand for', async (t) => {
-  const { data } = generateToBuffer({ dialect: 'anthropic-messages', shape: 'single', size: 40_000, seed: 8 });
-  const cut = data.indexOf('\n\n', data.length >> 1) + 2;
-  // a chain that learns event templates from the first half
-  const f = sseFramer();
+/**
+ * An SSE framer piped into decoder() and normalizer() learns event templates
+ * from `learn`; then the framer stage's own items for `rest` (runs of
+ * matched events among plain frames).
+ */
+async function framerItems(learn: Buffer, rest: Buffer, positions: boolean): Promise<{ items: unknown[]; f: ReturnType<typeof sseFramer> }> {
+  const f = sseFramer({ positions });
   const n = normalizer();
   f.pipe(decoder()).pipe(n);
   n.resume();
-  f.write(data.subarray(0, cut));
+  f.write(learn);
   await new Promise((r) => setTimeout(r, 10));
-  // the framer's own items for the rest: runs of matched events
   const items: unknown[] = [];
-  (f.stage as Stage<Buffer, unknown>).push(data.subarray(cut), (item) => items.push(item));
+  (f.stage as Stage<Buffer, unknown>).push(rest, (item) => items.push(item));
+  return { items, f };
+}
+
+t.test('matched events reaching a decoder that no longer hands off decode like the frames they stand for', async (t) => {
+  const { data } = generateToBuffer({ dialect: 'anthropic-messages', shape: 'single', size: 40_000, seed: 8 });
+  const cut = data.indexOf('\n\n', data.length >> 1) + 2;
+  const { items, f } = await framerItems(data.subarray(0, cut), data.subarray(cut), false);
   const runs = items.filter((i): i is MatchedRun => i instanceof MatchedRun);
   t.ok(runs.length > 0 && runs.some((r) => r.length > 1), `${runs.length} runs of matched events`);
   // a decoder with no normalizer after it decodes them; the plain framer's frames decode the same
@@ -192,14 +200,7 @@ t.test('a run of matched events gives back the frames the plain framer reads (ev
     const cut = data.indexOf('\n\n', data.length >> 1) + 2;
     // an event of only an ID line: the events after it, matched whole, carry that last event ID
     const rest = Buffer.concat([Buffer.from('id: evt-7\n\n'), data.subarray(cut)]);
-    const f = sseFramer({ positions });
-    const n = normalizer();
-    f.pipe(decoder()).pipe(n);
-    n.resume();
-    f.write(data.subarray(0, cut));
-    await new Promise((r) => setTimeout(r, 10));
-    const items: unknown[] = [];
-    (f.stage as Stage<Buffer, unknown>).push(rest, (item) => items.push(item));
+    const { items, f } = await framerItems(data.subarray(0, cut), rest, positions);
     const viaRuns: unknown[] = [];
     for (const item of items) {
       if (!(item instanceof MatchedRun)) viaRuns.push(item);

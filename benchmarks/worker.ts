@@ -151,9 +151,12 @@ class GcLog {
   constructor() {
     this.observer.observe({ entryTypes: ['gc'] });
   }
-  /** GC ms and mark-compacts of the pauses that started in each [from, to); waits for the observer, which reports late. */
-  async charge(intervals: [number, number][]): Promise<{ ms: number; majors: number }[]> {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  /** Waits for the observer, which reports pauses late (not within the same turn). */
+  settle(): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  /** GC ms and mark-compacts of the pauses that started in each [from, to) (after settle). */
+  charge(intervals: [number, number][]): { ms: number; majors: number }[] {
     return intervals.map(([from, to]) => {
       let ms = 0;
       let majors = 0;
@@ -290,8 +293,9 @@ async function main(argv: string[]): Promise<void> {
         }
       }
     }
+    await gcLog.settle();
     for (const s of state) {
-      for (const g of await gcLog.charge(s.intervals)) {
+      for (const g of gcLog.charge(s.intervals)) {
         s.gcMs.push(g.ms);
         s.majors.push(g.majors);
       }

@@ -149,7 +149,7 @@ export class MatchedRun implements TemplateMatch {
     this.decoder = decoder;
     const nums = this.nums;
     for (let i = 0; i < this.ms.length; i++) {
-      const n = decoder.peek(this.ats?.[i]);
+      const n = decoder.peek(this.at(i));
       decoder.skip(n);
       nums[NUMS * i + 3] = n;
     }
@@ -174,7 +174,7 @@ export class MatchedRun implements TemplateMatch {
     const f = new MatchedFrame(t.event, this.texts[i]!, (nums[k + 2]! & LATIN1) !== 0, nums[k]!, nums[k + 1]!);
     const id = this.ids?.[i];
     if (id !== undefined) f.id = id;
-    const at = this.ats?.[i];
+    const at = this.at(i);
     if (at !== undefined) f.at = at;
     return f;
   }

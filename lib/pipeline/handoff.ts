@@ -8,9 +8,10 @@
  * parsed at most once.
  *
  * Only while the normalizer is the decoder's sole consumer, as StageTransform
- * reports it (ConsumerAwareStage; the same condition as its batching): a later
- * 'data' or 'readable' listener on the decoder ends the handoff for frames not
- * yet handed on, and anything else reading the decoder gets provider events.
+ * reports it (ConsumerAwareStage; the same condition as its running the
+ * normalizer stage itself): a later 'data' or 'readable' listener on the
+ * decoder ends the handoff for frames not yet handed on, and anything else
+ * reading the decoder gets provider events.
  *
  * Two more hand-offs of the same kind: an SSE framer before the decoder hands
  * whole matched events on as MatchedRuns (framer-handoff.ts), which the decoder
@@ -113,19 +114,21 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
   let current: Emit<UnifiedEvent> = () => {};
   /**
    * Piped straight into a final accumulator: template text deltas go on in a
-   * TextRun, in order (no event object). The run is emitted with its first
-   * delta and takes the deltas that follow it within the same input item;
-   * any other event ends it (`other`). (The accumulator reads the run only
-   * once this stage has taken the whole item: a StageTransform hands its
-   * items on after each input, as one batch while batching.)
+   * TextRun, in order (no event object). The run takes the deltas that
+   * follow one another within one input item and is emitted when complete:
+   * before any other event (`other`) and at the end of the item. (The
+   * StageTransform before the accumulator runs its stage on each item as it
+   * is emitted.)
    */
   let run: TextRun | null = null;
   function openRun(): TextRun {
-    if (run === null) {
-      run = new TextRun();
-      current(run as unknown as UnifiedEvent);
-    }
-    return run;
+    return (run ??= new TextRun());
+  }
+  function closeRun(): void {
+    const r = run;
+    if (r === null) return;
+    run = null;
+    current(r as unknown as UnifiedEvent);
   }
   const toRuns: TextSink = (reasoning, index, contentIndex, text) => {
     openRun().add(reasoning, index, contentIndex, text);
@@ -136,7 +139,7 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
     return true;
   };
   const other: Emit<UnifiedEvent> = (ev) => {
-    run = null;
+    closeRun();
     current(ev);
   };
   /** A frame handed on undecoded: the payload templates first, else decoded. */
@@ -156,19 +159,28 @@ export function createNormalizerStage(options: NormalizerOptions = {}): Normaliz
     push(item: ProviderEvent | HandedFrame | MatchedRun | Unframed, emit) {
       current = emit;
       run = null;
-      if (item instanceof Unframed) normalizer.unframed(item, other);
-      else if (item instanceof MatchedRun) {
-        for (let i = 0; i < item.length; i++) {
-          const origin = item.select(i);
-          if (!normalizer.pushMatched(item, origin, item.n(i), item.at(i), other)) ordinary(item.frame(i), item.n(i), item.decoder!, other);
-        }
-      } else if (item instanceof HandedFrame) ordinary(item.frame, item.n, item.decoder, other);
-      else normalizer.push(item, other);
+      // (finally: the deltas before a fatal error still go out first)
+      try {
+        if (item instanceof Unframed) normalizer.unframed(item, other);
+        else if (item instanceof MatchedRun) {
+          for (let i = 0; i < item.length; i++) {
+            const origin = item.select(i);
+            if (!normalizer.pushMatched(item, origin, item.n(i), item.at(i), other)) ordinary(item.frame(i), item.n(i), item.decoder!, other);
+          }
+        } else if (item instanceof HandedFrame) ordinary(item.frame, item.n, item.decoder, other);
+        else normalizer.push(item, other);
+      } finally {
+        closeRun();
+      }
     },
     end(emit) {
       current = emit;
       run = null;
-      normalizer.end(other);
+      try {
+        normalizer.end(other);
+      } finally {
+        closeRun();
+      }
     },
   };
   normalizerStages.add(stage);

@@ -574,11 +574,15 @@ function separateStages(o: CreateStreamOptions, finalLimits?: FinalAccumulatorOp
 }
 
 /**
- * Stages chained as StageTransforms run them: each takes the whole batch the
- * one before made of an input chunk (its end included) before its own turn;
- * a stage that throws still hands on what it emitted first, and a later
- * stage failing on those items failed earlier in the fused stage's terms, so
- * its error is the one reported.
+ * The stages one after the other over each input chunk's items (its end
+ * included). Chained StageTransforms hand each item to the next stage as it
+ * is emitted; taking a chunk's items stage by stage gives the same outputs
+ * (each stage sees the same inputs in the same order, and a run of text
+ * deltas goes on complete: handoff.ts), and the framer learns its event
+ * templates a little later here, which only changes which path reads an
+ * event. A stage that throws still hands on what it emitted first, and a
+ * later stage failing on those items failed earlier in the fused stage's
+ * terms, so its error is the one reported.
  */
 function batchwise<O>(stages: Stage<unknown, unknown>[]): Stage<Buffer, O> {
   let failed = false;

@@ -37,10 +37,11 @@ function isConsumerAware(stage: object): stage is ConsumerAwareStage {
  * each when they handed on a batch per chunk: the four separate stages took
  * 5-22 % more instructions a run than they do now), and the chain's
  * backpressure is the last stage's readable side (the first one holds its
- * input back while that is full). A stage that fails is still the one destroyed with its error, and
- * ignores items after it, as unfused. A 'data' or 'readable' listener added
- * later (another consumer) ends it: items then go through the stream. A stage
- * that is a ConsumerAwareStage is told when such a sole consumer starts and ends.
+ * input back while that is full). A stage that fails is still the one
+ * destroyed with its error, and ignores items after it, as unfused. A 'data'
+ * or 'readable' listener added later (another consumer) ends it: items then
+ * go through the stream. A stage that is a ConsumerAwareStage is told when
+ * such a sole consumer starts and ends.
  */
 export class StageTransform<I, O> extends Transform {
   readonly stage: Stage<I, O>;

@@ -11,6 +11,7 @@ import type { UnifiedEvent } from '../../lib/events.js';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 import { fixture } from '../helpers/corpus.js';
 import { randomChunks } from '../helpers/chunks.js';
+import { slowConsumerLead } from '../helpers/slow-consumer.js';
 import { Transform } from 'node:stream';
 
 async function collect<T>(stream: NodeJS.ReadableStream | Readable): Promise<T[]> {
@@ -120,34 +121,7 @@ t.test('compose: a user filter between normalizer and accumulator, errors propag
 });
 
 t.test('backpressure through createStream: a slow consumer keeps the source paused', async (t) => {
-  const event = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"' + 'x'.repeat(200) + '"}}\n\n';
-  const head = 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","model":"claude","usage":{"input_tokens":1}}}\n\n';
-  let produced = 0;
-  let i = 0;
-  const total = 5000;
-  const source = new Readable({
-    read() {
-      if (i === 0) this.push(head);
-      if (i++ >= total) return this.push(null);
-      produced += event.length;
-      this.push(event);
-    },
-  });
-  let consumed = 0;
-  let maxAhead = 0;
-  await pipeline(
-    source,
-    createStream(),
-    new Writable({
-      objectMode: true,
-      highWaterMark: 2,
-      write(ev: UnifiedEvent, _e, cb) {
-        if (ev.type === 'text_delta') consumed += event.length;
-        maxAhead = Math.max(maxAhead, produced - consumed);
-        setImmediate(cb);
-      },
-    }),
-  );
+  const { maxAhead } = await slowConsumerLead([createStream()]);
   t.ok(maxAhead < 96 * 1024, `source ran at most ${maxAhead} bytes ahead`);
 });
 

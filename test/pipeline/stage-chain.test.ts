@@ -17,6 +17,7 @@ import type { StageTransform } from '../../lib/pipeline/transform.js';
 import { FIXTURE_DIALECTS, FIXTURE_SHAPES, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
 import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
 import { randomChunks } from '../helpers/chunks.js';
+import { slowConsumerLead } from '../helpers/slow-consumer.js';
 
 type AnyStage = StageTransform<unknown, unknown>;
 
@@ -149,35 +150,7 @@ t.test('another consumer of a stage sees plain items', async (t) => {
 });
 
 t.test('backpressure through chained stages: a slow consumer keeps the source paused', async (t) => {
-  const event = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"' + 'x'.repeat(200) + '"}}\n\n';
-  const head = 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","model":"claude","usage":{"input_tokens":1}}}\n\n';
-  let produced = 0;
-  let i = 0;
-  const source = new Readable({
-    read() {
-      if (i === 0) this.push(head);
-      if (i++ >= 5000) return this.push(null);
-      produced += event.length;
-      this.push(event);
-    },
-  });
-  let consumed = 0;
-  let maxAhead = 0;
-  await pipeline(
-    source,
-    sseFramer(),
-    decoder(),
-    normalizer(),
-    new Writable({
-      objectMode: true,
-      highWaterMark: 2,
-      write(ev: UnifiedEvent, _e, cb) {
-        if (ev.type === 'text_delta') consumed += event.length;
-        maxAhead = Math.max(maxAhead, produced - consumed);
-        setImmediate(cb);
-      },
-    }),
-  );
+  const { maxAhead, produced } = await slowConsumerLead([sseFramer(), decoder(), normalizer()]);
   t.ok(maxAhead < 256 * 1024, `source ran at most ${maxAhead} bytes ahead (of ${produced})`);
 });
 

@@ -2,7 +2,9 @@
  * compose(...stages): a user-assembled chain of stage Transforms (and any
  * Duplex of the user's, e.g. a filter between normalizer and accumulator) as
  * one Duplex, built with pumpify: errors and backpressure propagate through it.
- * Each hop costs a stream boundary; createStream fuses the built-in stages instead.
+ * A Duplex of the user's between two stages costs a stream hop; llmstream's
+ * own stages piped into each other run one another (pipeline/transform.ts),
+ * and createStream fuses them into one Transform.
  */
 import pumpify from 'pumpify';
 import type { Duplex, Stream } from 'node:stream';

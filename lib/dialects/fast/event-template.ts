@@ -92,13 +92,13 @@ const LAZY = 2;
 /**
  * Consecutive events matched in one chunk, handed on as one item (separate
  * stages): the decoder numbers them and the normalizer takes them in a loop,
- * instead of one stream item per event at each hop. Kept as parallel arrays,
- * not an object per event: those objects (18 fields each) live across a
- * stream hop, so a scavenge in between copies or promotes every one; with
- * the arrays a warm run takes 9 % fewer instructions on Interactions at
- * 64 KiB and 15 % on Anthropic at 1.5 KiB (GC included; the bytes allocated
- * are about the same). The run is itself the TemplateMatch of the event
- * `select` chose.
+ * instead of one item per event at each stage. Kept as parallel arrays, not
+ * an object per event: while the stages handed on a batch per chunk through
+ * a stream hop, those objects (18 fields each) lived across it, so a
+ * scavenge in between copied or promoted every one; the arrays took 9 %
+ * fewer instructions a warm run on Interactions at 64 KiB and 15 % on
+ * Anthropic at 1.5 KiB (GC included; the bytes allocated are about the
+ * same). The run is itself the TemplateMatch of the event `select` chose.
  */
 export class MatchedRun implements TemplateMatch {
   private readonly templates: EventTemplate[] = [];

@@ -12,6 +12,7 @@ main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stderrIsTTY: process.stderr.isTTY === true,
+  stdinIsTTY: process.stdin.isTTY === true,
 }).then(
   (code) => {
     process.exitCode = code;

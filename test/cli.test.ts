@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
+import { TERMINAL_HINT } from '../lib/cli/main.js';
 import { repoRoot } from './helpers/corpus.js';
 
 const run = runCli;
@@ -29,6 +30,23 @@ t.test('--out frames writes one JSON object per frame per line', async (t) => {
       { event: 'message', data: '[DONE]', id: '' },
     ],
   );
+});
+
+t.test('reading a terminal starts with a one-line hint on stderr (not with --quiet, a file, or a pipe)', async (t) => {
+  const input = 'data: {"a":1}\n\n';
+  const piped = await run(['--out', 'frames'], input);
+  for (const argv of [['--out', 'frames'], ['--out', 'frames', '-'], ['--out', 'frames', sse, '-']]) {
+    const r = await run(argv, input, false, true);
+    t.equal(r.code, 0);
+    t.equal(r.stderr, TERMINAL_HINT, argv.join(' '));
+    t.match(r.stdout, piped.stdout, 'the input is read as usual');
+  }
+  t.equal(piped.stderr, '', 'stdin not a terminal: no hint');
+  const doctor = await run(['doctor'], input, false, true);
+  t.equal(doctor.stderr, TERMINAL_HINT, 'doctor too');
+  t.match(doctor.stdout, /1 frame/);
+  t.equal((await run(['--quiet', '--out', 'frames'], input, false, true)).stderr, '', '--quiet: no hint');
+  t.equal((await run(['--out', 'frames', sse], input, false, true)).stderr, '', 'a file only: stdin is not read, no hint');
 });
 
 t.test('reads standard input when no file is given, and for -', async (t) => {

@@ -46,7 +46,7 @@ Options:
   --audio-out <dir>   write each response's audio to <dir> (one file per response)
   --progress          force the progress bar on stderr (default: only on a TTY
                       for files larger than a few MB)
-  --quiet             never show progress
+  --quiet             never show progress (nor the hint when reading a terminal)
   -h, --help          show this help
   -v, --version       show the version
 

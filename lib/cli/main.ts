@@ -25,7 +25,12 @@ export interface CliIO {
   stderr: Writable;
   /** Whether stderr is a terminal (enables the progress bar for large files). */
   stderrIsTTY?: boolean;
+  /** Whether stdin is a terminal: reading it then starts with a one-line hint on stderr. */
+  stdinIsTTY?: boolean;
 }
+
+/** Told on stderr before reading a terminal: a bare `llmstream` would otherwise wait in silence. */
+export const TERMINAL_HINT = "llmstream: reading standard input from the terminal (end it with Ctrl-D; 'llmstream --help' for usage)\n";
 
 type Item = Frame | UnifiedEvent | FinalResult | string;
 
@@ -206,6 +211,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
       return 2;
     }
   }
+  if (io.stdinIsTTY === true && !opts.quiet && opts.files.includes('-')) io.stderr.write(TERMINAL_HINT);
   if (opts.command === 'doctor') {
     const { doctor } = await import('./doctor.js');
     return doctor(opts, io);

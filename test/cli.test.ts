@@ -1,10 +1,11 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
-import { TERMINAL_HINT } from '../lib/cli/main.js';
+import { main, TERMINAL_HINT } from '../lib/cli/main.js';
 import { repoRoot } from './helpers/corpus.js';
 
 const run = runCli;
@@ -220,4 +221,114 @@ t.test('--out text streams: text reaches stdout through a pipe before the input 
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   t.equal(code, 0);
   t.equal(out, 'Hello world\n');
+});
+
+t.test('--version and -v print the package version', async (t) => {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-v']) {
+    const r = await run([flag]);
+    t.equal(r.code, 0);
+    t.equal(r.stdout, `${pkg.version}\n`, flag);
+  }
+});
+
+/** main() with its own stdin / stdout streams (the helper's are in-memory and never slow or closed). */
+async function mainWith(argv: string[], stdin: Readable, stdout: Writable): Promise<{ code: number; stderr: string }> {
+  const stderr = new PassThrough();
+  const err: Buffer[] = [];
+  stderr.on('data', (b: Buffer) => err.push(b));
+  const code = await main(argv, { stdin, stdout, stderr });
+  return { code, stderr: Buffer.concat(err).toString() };
+}
+
+t.test('a slow stdout: output waits for it (drain) and comes out whole, in order', async (t) => {
+  const file = fx('quickstart/anthropic-tool-use.sse');
+  for (const out of ['events', 'final', 'text']) {
+    const fast = await run(['--out', out, file]);
+    const got: Buffer[] = [];
+    let writes = 0;
+    const slow = new Writable({
+      highWaterMark: 16,
+      write(chunk: Buffer, _enc, cb) {
+        writes++;
+        got.push(chunk);
+        setImmediate(cb);
+      },
+    });
+    const r = await mainWith(['--out', out, file], Readable.from([]), slow);
+    t.equal(r.code, 0);
+    t.equal(Buffer.concat(got).toString(), fast.stdout, `--out ${out}`);
+    t.ok(writes >= 1);
+  }
+  // 500 chunks through a 16-byte buffer: main ends only once all of it is written
+  const event = (i: number): string => `data: {"choices":[{"index":0,"delta":{"content":"part ${i}"}}]}\n\n`;
+  const chunks = Array.from({ length: 500 }, (_, i) => Buffer.from(event(i)));
+  const fast = await run([], chunks);
+  const got: Buffer[] = [];
+  const slow = new Writable({ highWaterMark: 16, write: (c: Buffer, _e, cb) => (got.push(c), setImmediate(cb)) });
+  t.equal((await mainWith([], Readable.from(chunks), slow)).code, 0);
+  t.equal(Buffer.concat(got).toString(), fast.stdout);
+});
+
+t.test('stdout closed by its reader: the run stops quietly with exit 0 and reads no further', async (t) => {
+  let pulled = 0;
+  const endless = new Readable({
+    read() {
+      pulled++;
+      this.push(`data: {"choices":[{"index":0,"delta":{"content":"x${pulled}"}}]}\n\n`);
+    },
+  });
+  const closing = new Writable({
+    highWaterMark: 1,
+    write(_c, _e, cb) {
+      this.destroy(); // as a closed pipe: the pending write never drains
+      cb();
+    },
+  });
+  const r = await mainWith(['--out', 'text'], endless, closing);
+  t.equal(r.code, 0);
+  t.equal(r.stderr, '');
+  const at = pulled;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  t.equal(pulled, at, 'the input is not read after the output closed');
+  endless.destroy();
+});
+
+t.test('the bin: a reader that stops early (| head -1) ends it with exit 0 and no message', async (t) => {
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'llmstream.js'), '--out', 'frames', '-']);
+  const errs: Buffer[] = [];
+  child.stderr.on('data', (b: Buffer) => errs.push(b));
+  child.stdout.once('data', () => child.stdout.destroy()); // the reader goes away after its first line
+  const frame = Buffer.from('data: {"a":1}\n\n'.repeat(4096));
+  const feed = (): void => {
+    if (child.stdin.writable) child.stdin.write(frame, () => setImmediate(feed));
+  };
+  child.stdin.on('error', () => {}); // the child may be gone before the last write
+  feed();
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  t.equal(code, 0);
+  t.equal(Buffer.concat(errs).toString(), '');
+});
+
+t.test('a source that fails mid-read: what came before is out, then a one-line message and exit 2', async (t) => {
+  const failing = (): Readable => {
+    let sent = false;
+    return new Readable({
+      read() {
+        if (!sent) {
+          sent = true;
+          this.push('data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n');
+        } else this.destroy(Object.assign(new Error('read failed'), { code: 'EIO' }));
+      },
+    });
+  };
+  const got: Buffer[] = [];
+  const out = new Writable({ write: (c: Buffer, _e, cb) => (got.push(c), cb()) });
+  const r = await mainWith(['--out', 'text'], failing(), out);
+  t.equal(r.code, 2);
+  t.equal(Buffer.concat(got).toString(), 'Hi');
+  t.equal(r.stderr, 'llmstream: cannot read stdin: EIO\n');
+  const d = await mainWith(['doctor'], failing(), new Writable({ write: (_c, _e, cb) => cb() }));
+  t.equal(d.code, 2, 'doctor too');
+  t.equal(d.stderr, 'llmstream: cannot read stdin: EIO\n');
 });

@@ -173,6 +173,38 @@ t.test('other deltas and steps are raw; a trailing status update does not open a
   t.end();
 });
 
+t.test('payloads of an unexpected shape are raw, nothing lost; an error object without event_type is an error', (t) => {
+  const payloads: unknown[] = [
+    { event_type: 'interaction.created', interaction: { id: 'i7', model: 'm' } },
+    { event_type: 'step.start', index: 0, step: { type: 'model_output' } },
+    { event_type: 'step.delta', delta: { type: 'text', text: 'no index' } },
+    { event_type: 'step.delta', index: 0 },
+    { event_type: 'step.delta', index: 0, delta: { type: 'text', text: 'kept' } },
+    [1, 2],
+    'a string',
+    { error: { code: 'unavailable', message: 'Try again.' } },
+  ];
+  const buf = Buffer.from(payloads.map((p) => `data: ${JSON.stringify(p)}\n\n`).join(''));
+  const evs = check(t, buf);
+  t.same(view(evs), [
+    { type: 'start', id: 'i7', model: 'm', dialect: 'gemini-interactions' },
+    { type: 'raw', kind: 'step.start' },
+    { type: 'raw', kind: 'step.delta' },
+    { type: 'raw', kind: 'step.delta' },
+    { type: 'text_delta', index: 0, text: 'kept' },
+    { type: 'raw', kind: [1, 2] },
+    { type: 'raw', kind: 'a string' },
+    { type: 'error', code: 'unavailable', message: 'Try again.', terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  // the payloads that are not text come out as received
+  t.same(
+    of(evs, 'raw').map((e) => e.event),
+    [payloads[1], payloads[2], payloads[3], payloads[5], payloads[6]],
+  );
+  t.end();
+});
+
 t.test('a resumed stream (no interaction.created) starts at its first step with the id from the status update', (t) => {
   const lines = [
     { event_type: 'interaction.status_update', interaction_id: 'v1_resumed', status: 'in_progress', event_id: 'e7' },

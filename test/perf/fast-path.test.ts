@@ -390,6 +390,33 @@ t.test('Gemini Interactions: variants of a step.delta', (t) => {
   t.end();
 });
 
+t.test('Gemini Interactions: templates learned from numeric event_ids, from `type` in place of event_type, from thought summaries', (t) => {
+  const created = '{"interaction":{"id":"v1_2","status":"in_progress","model":"gemini"},"event_type":"interaction.created","event_id":1}';
+  const tail = ['{"index":1,"event_type":"step.stop","event_id":90}', '{"interaction":{"id":"v1_2","status":"completed"},"event_type":"interaction.completed","event_id":91}', '[DONE]'];
+  // numeric event_ids: the id is an int field of the template, and the cursor of every event
+  const text = (id: number, s: string): string => `{"index":1,"delta":{"text":${JSON.stringify(s)},"type":"text"},"event_type":"step.delta","event_id":${id}}`;
+  const head = [created, '{"index":1,"step":{"type":"model_output"},"event_type":"step.start","event_id":2}', text(3, 'Hello')];
+  variants(t, { dialect: 'gemini-interactions' }, head, [
+    { name: 'numeric event_id, same shape', data: text(4, ' world'), parsed: false },
+    { name: 'numeric event_id, a string one instead', data: text(4, ' x').replace('"event_id":4', '"event_id":"e4"'), parsed: true },
+    { name: 'numeric event_id, not canonical', data: text(4, ' x').replace('"event_id":4', '"event_id":4.5'), parsed: true },
+  ], tail);
+  // `type` carrying the event type (auto-detection accepts it): a free field beside event_type, a constant alone
+  const typed = (s: string): string => `{"index":1,"delta":{"text":${JSON.stringify(s)},"type":"text"},"type":"step.delta"}`;
+  variants(t, { dialect: 'gemini-interactions' }, [created, '{"index":1,"step":{"type":"model_output"},"type":"step.start"}', typed('Hello')], [
+    { name: '`type` as the event type, same shape', data: typed(' world'), parsed: false },
+    { name: '`type` as the event type, another one', data: typed(' x').replace('"type":"step.delta"}', '"type":"step.other"}'), parsed: true },
+  ], tail);
+  // thought summaries: the text is content.text
+  const thought = (s: string, extra = ''): string => `{"index":0,"delta":{"type":"thought_summary","content":{"text":${JSON.stringify(s)}${extra}}},"event_type":"step.delta"}`;
+  variants(t, { dialect: 'gemini-interactions' }, [created, '{"index":0,"step":{"type":"thought"},"event_type":"step.start"}', thought('Thinking')], [
+    { name: 'thought summary, same shape', data: thought(' more'), parsed: false },
+    { name: 'thought summary with a text beside content', data: thought(' x').replace('"type":"thought_summary",', '"type":"thought_summary","text":"t",'), parsed: true },
+    { name: 'thought summary with another content field', data: thought(' x', ',"type":"text"'), parsed: true },
+  ], tail);
+  t.end();
+});
+
 t.test('a layout that changes on every payload: same events, and learning gives up', (t) => {
   const stream = (key: string): { frames: string[]; bytes: Buffer } => {
     const frames = ['{"type":"response.created","response":{"id":"resp_1","model":"gpt"},"sequence_number":0}'];

@@ -359,6 +359,39 @@ t.test('unknown types, unknown deltas and non-tool blocks are raw, never dropped
   t.end();
 });
 
+t.test('a thinking block start with text and signature, an empty signature_delta, a second message_start, a non-object payload', (t) => {
+  const payloads: object[] = [
+    MSG,
+    { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: 'carried', signature: 'SIG0' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: '' } },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'content_block_start', index: 1, content_block: { type: 'thinking', thinking: '', signature: '' } },
+    { type: 'content_block_stop', index: 1 },
+    { ...MSG, message: { ...MSG.message, id: 'msg_2' } },
+    [1, 2],
+    { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } },
+    STOP,
+  ];
+  const events = decode(sse(...payloads));
+  t.same(
+    events.filter((e) => e.type !== 'raw' && e.type !== 'usage'),
+    [
+      { type: 'start', id: 'msg_1', model: 'claude-x', dialect: DIALECT },
+      { type: 'reasoning_delta', index: 0, text: 'carried' },
+      { type: 'signature', index: 0, signature: 'SIG0', kind: 'signature_delta' },
+      { type: 'done', stopReason: 'end', providerReason: 'end_turn' },
+    ],
+    'the block start carries its text and signature',
+  );
+  t.same(
+    events.filter((e) => e.type === 'raw').map((e) => (e as { event: unknown }).event),
+    payloads.slice(2, 9),
+    'the rest is raw as received: an empty signature, an empty thinking block start, the stops, a second message_start inside the response, an array (and message_delta, as always)',
+  );
+  t.equal(events.filter((e) => e.type === 'start').length, 1, 'the second message_start opens no response');
+  t.end();
+});
+
 t.test('redacted_thinking becomes a signature', (t) => {
   const events = decode(
     sse(MSG, { type: 'content_block_start', index: 0, content_block: { type: 'redacted_thinking', data: 'EqkOPAQUE' } }, { type: 'content_block_stop', index: 0 }, STOP),

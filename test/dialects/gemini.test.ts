@@ -184,6 +184,25 @@ t.test('a [DONE] sentinel (added by a proxy) before finishReason ends the respon
   t.end();
 });
 
+t.test('[DONE] before any chunk is raw; a candidate or a payload that is not an object is kept raw', (t) => {
+  const alone = decode(Buffer.from('data: [DONE]\r\n\r\n'), { dialect: 'gemini' });
+  t.same(alone, [{ type: 'raw', event: '[DONE]' }], 'no response began: the sentinel alone, raw');
+  const chunk = (cands: unknown[], finish = false): string =>
+    `data: ${JSON.stringify({ candidates: finish ? cands.map((c) => (typeof c === 'object' && c !== null ? { ...c, finishReason: 'STOP' } : c)) : cands, modelVersion: 'gemini-x', responseId: 'r1' })}\r\n\r\n`;
+  const part = (text: string): object => ({ content: { role: 'model', parts: [{ text }] } });
+  const buf = Buffer.from(chunk([part('Hello')]) + chunk(['not a candidate', { index: 0, ...part(' there') }]) + 'data: 42\r\n\r\n' + chunk([part('.')], true));
+  const evs = check(t, buf, { dialect: 'gemini' });
+  t.equal(textOf(evs), 'Hello there.', 'the text of the good candidates');
+  const raws = of(evs, 'raw').map((e) => e.event);
+  t.ok(
+    raws.some((r) => typeof r === 'object' && r !== null && !Array.isArray(r) && JSON.stringify(r).includes('not a candidate')),
+    'the chunk holding a candidate that is not an object is kept raw',
+  );
+  t.ok(raws.includes(42), 'a payload that is not an object is raw as received');
+  t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+  t.end();
+});
+
 t.test('JSON-array framing of a two-element response (CRLF inside, "\\n,\\r\\n" between)', (t) => {
   const buf = fixture('gemini/json-array-two-elements.json');
   const evs = check(t, buf);

@@ -686,3 +686,35 @@ t.test('corpus: what each file exercises', { skip: !hasCorpus && 'no corpus' }, 
   });
   tt.end();
 });
+
+t.test('a tool call done twice (the second is raw), a payload that is not an object, an error body with the dialect forced', (tt) => {
+  const created = { type: 'response.created', sequence_number: 0, response: { id: 'resp_t', model: 'gpt-x', status: 'in_progress' } };
+  const added = { type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '' } };
+  const done = { type: 'response.function_call_arguments.done', sequence_number: 2, item_id: 'fc_1', output_index: 0, arguments: '{"a":1}' };
+  const again = { ...done, sequence_number: 3 };
+  const completed = { type: 'response.completed', sequence_number: 4, response: { id: 'resp_t', model: 'gpt-x', status: 'completed' } };
+  const input = Buffer.from(sse(created, added, done, again) + 'event: odd\ndata: [1,2]\n\n' + sse(completed));
+  const events = sameUnderChunkings(tt, input, true);
+  tt.same(
+    events.filter((e) => e.type === 'tool_call_done').map((e) => e.type === 'tool_call_done' && e.arguments),
+    ['{"a":1}'],
+    'one tool_call_done',
+  );
+  tt.same(
+    events.flatMap((e) => (e.type === 'raw' ? [e.event] : [])).slice(-3),
+    [again, [1, 2], completed],
+    'the repeated done and the array are raw as received',
+  );
+  tt.equal(events.at(-1)?.type, 'done');
+  tt.equal(
+    events.find((e) => e.type === 'raw' && Array.isArray(e.event))?.cursor,
+    undefined,
+    'a payload without a sequence_number has no cursor',
+  );
+
+  const body = Buffer.from('{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}}');
+  const forced = decode(body);
+  tt.same(lines(forced), ['error invalid_api_key terminal', 'done error null']);
+  tt.match(forced[0], { type: 'error', code: 'invalid_api_key', message: 'Incorrect API key provided.', terminal: true });
+  tt.end();
+});

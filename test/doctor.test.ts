@@ -93,6 +93,27 @@ t.test('invalid JSON is an error, a text frame that is not JSON a warning', asyn
   t.match(r.stdout, '  result: 1 error, 1 warning\n');
 });
 
+t.test('repeats of one anomaly fold into its first line, with the count and where the last one was', async (t) => {
+  const chunk = '{"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"a"}}]}';
+  const frames = [chunk, chunk.slice(0, 30), chunk.slice(0, 20), chunk.slice(0, 25), '[DONE]'];
+  const input = frames.map((f) => `data: ${f}\n\n`).join('');
+  const at = (i: number): number => frames.slice(0, i).reduce((n, f) => n + `data: ${f}\n\n`.length, 0);
+  const r = await run(['doctor'], input);
+  t.equal(r.code, 1);
+  t.match(r.stdout, `    error invalid_json at byte ${at(1)} (frame 1): broken JSON payload: ${frames[1]}`);
+  t.match(r.stdout, `(+2 more, last at byte ${at(3)})\n`, 'three invalid frames: one line, +2 more, the last one placed');
+  t.match(r.stdout, 'result: 3 errors, 0 warnings\n');
+});
+
+t.test('a JSON array cut off: the framer error at its end and the incomplete_stream of the open response, both at the end', async (t) => {
+  const input = '[{"candidates":[{"content":{"parts":[{"text":"hi"}]}}]},\n{"candidates":';
+  const r = await run(['doctor'], input);
+  t.equal(r.code, 1);
+  t.match(r.stdout, `error incomplete_stream at byte ${input.length} (where reading stopped)`);
+  t.match(r.stdout, `error invalid_json_array at byte ${input.length} (frame 1): invalid JSON array at byte ${input.length}: expected 1 more closing bracket, found end of input`);
+  t.match(r.stdout, 'result: 2 errors, 0 warnings\n');
+});
+
 t.test('invalid UTF-8 is an error at the frame holding it', async (t) => {
   const r = await run(['doctor', fx('chat-invalid-utf8.sse')]);
   t.equal(r.code, 1);

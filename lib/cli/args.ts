@@ -1,7 +1,7 @@
 /** Command-line parsing for bin/llmstream: one normalised options object, clear one-line errors. */
 import { parseArgs } from 'node:util';
 import type { DialectOption } from '../events.js';
-import type { FramingOption } from '../framing/detect.js';
+import { FRAMING_OPTIONS, type FramingOption } from '../framing/detect.js';
 import { dialectNames } from '../dialects/registry.js';
 
 export type CliOut = 'frames' | 'events' | 'final' | 'text';
@@ -24,7 +24,7 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-const FRAMINGS: FramingOption[] = ['auto', 'sse', 'json-array', 'ndjson', 'json-values'];
+const FRAMINGS = FRAMING_OPTIONS;
 const OUTS: CliOut[] = ['frames', 'events', 'final', 'text'];
 
 export const USAGE = `Usage: llmstream [options] [file ...]

@@ -9,11 +9,16 @@ import { toBuffer, type Chunk } from './bytes.js';
 import { createJsonArrayFramer } from './json-array.js';
 import { createJsonValuesFramer } from './json-values.js';
 import { createNdjsonFramer } from './ndjson.js';
-import type { FramerOptions } from './options.js';
+import { resolveFramerOptions, type FramerOptions } from './options.js';
+import { OptionError } from '../errors.js';
+import { booleanOption } from '../options.js';
 import { createSseFramer, type SseFramerOptions } from './sse.js';
 
 export type FramingName = 'sse' | 'json-array' | 'ndjson' | 'json-values';
 export type FramingOption = FramingName | 'auto';
+
+/** Every framing name, `auto` first (what the `framing` option accepts). */
+export const FRAMING_OPTIONS: readonly FramingOption[] = ['auto', 'sse', 'json-array', 'ndjson', 'json-values'];
 
 export type AnyFramerOptions = SseFramerOptions & FramerOptions;
 
@@ -27,6 +32,8 @@ export function createFramer(framing: FramingName, options: AnyFramerOptions = {
       return createNdjsonFramer(options);
     case 'json-values':
       return createJsonValuesFramer(options);
+    default:
+      throw new OptionError('framing', framing, `one of ${FRAMING_OPTIONS.slice(1).join(', ')}`);
   }
 }
 
@@ -54,6 +61,9 @@ export interface AutoFramer extends Stage<Chunk, Frame> {
 
 /** A framer that picks its framing from the first non-blank byte. */
 export function createAutoFramer(options: AnyFramerOptions = {}, onDetect?: (f: FramingName) => void): AutoFramer {
+  // the framer is made once the framing is known: its options are checked now, as a framer's are
+  resolveFramerOptions(options);
+  booleanOption('flushIncomplete', options.flushIncomplete, true);
   let inner: Stage<Chunk, Frame> | null = null;
   const held: Buffer[] = [];
   let heldBytes = 0;

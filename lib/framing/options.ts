@@ -1,4 +1,5 @@
 import { OptionError } from '../errors.js';
+import { booleanOption } from '../options.js';
 import { DEFAULT_MAX_FRAME_BYTES } from './bytes.js';
 
 /** Options shared by every framer. */
@@ -26,7 +27,5 @@ export function resolveFramerOptions(options: FramerOptions = {}): ResolvedFrame
   if (typeof max !== 'number' || !Number.isInteger(max) || max < 1) {
     throw new OptionError('maxFrameBytes', max, 'a positive integer');
   }
-  const positions = options.positions ?? false;
-  if (typeof positions !== 'boolean') throw new OptionError('positions', positions, 'a boolean');
-  return { maxFrameBytes: max, positions };
+  return { maxFrameBytes: max, positions: booleanOption('positions', options.positions, false) };
 }

@@ -9,6 +9,7 @@ import { toBuffer, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
 import { replacedInvalidUtf8, utf8 } from './utf8.js';
 import { resolveFramerOptions, type FramerOptions } from './options.js';
+import { booleanOption } from '../options.js';
 
 /**
  * Internal (the fused events stage, pipeline/events-stage.ts, and the SSE
@@ -86,7 +87,7 @@ const SPACE = 0x20;
 
 export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Frame> {
   const { maxFrameBytes, positions } = resolveFramerOptions(options);
-  const flushIncomplete = options.flushIncomplete ?? true;
+  const flushIncomplete = booleanOption('flushIncomplete', options.flushIncomplete, true);
   const hook = (options as InternalSseOptions).eventHook;
   const block = hook?.block;
   const onUnframed = (options as InternalSseOptions).onUnframed;

@@ -5,6 +5,7 @@
 import { createFusableFinalAccumulator } from '../accumulate/final.js';
 import type { FinalAccumulatorOptions, FinalResult } from '../accumulate/types.js';
 import { StreamError } from '../errors.js';
+import { booleanOption, choiceOption } from '../options.js';
 import type { ErrorEvent, UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { Emit, Stage } from '../stage.js';
@@ -13,6 +14,8 @@ import type { RawTextSink, TextSink } from '../dialects/types.js';
 import { StageTransform, type TransformOptions } from './transform.js';
 
 export type OutputMode = 'events' | 'final' | 'text';
+
+const OUTPUT_MODES: readonly OutputMode[] = ['events', 'final', 'text'];
 
 export interface CreateStreamOptions extends EventsStageOptions, FinalAccumulatorOptions, TransformOptions {
   /**
@@ -62,7 +65,7 @@ export interface GuardedEventsStage extends GuardedStage<UnifiedEvent> {
 
 export function createGuardedEventsStage(options: CreateStreamOptions = {}): GuardedEventsStage {
   const inner = createEventsStage(options);
-  const strict = options.strict ?? false;
+  const strict = booleanOption('strict', options.strict, false);
   let failed = false;
   let out: Emit<UnifiedEvent> = () => {};
   const check: Emit<UnifiedEvent> = (ev) => {
@@ -184,7 +187,7 @@ export function createTextStage(): TextTakingStage<string> {
 /** The fused stage behind createStream (also used by the CLI and the async iterables). */
 export function createOutputStage(options: CreateStreamOptions = {}): GuardedStage<UnifiedEvent | FinalResult | string> {
   const events = createGuardedEventsStage(options);
-  const mode = options.output ?? 'events';
+  const mode = choiceOption('output', options.output, OUTPUT_MODES, 'events');
   if (mode === 'events') return events;
   const next: TextTakingStage<FinalResult | string> = mode === 'final' ? createFusableFinalAccumulator(options) : createTextStage();
   const fused = fuseText(events, next);

@@ -12,7 +12,8 @@ import type { CaptureMode } from '../dialects/capture.js';
 import type { DialectLimitOptions } from '../dialects/limits.js';
 import type { RawTextSink, TextSink } from '../dialects/types.js';
 import { createTextNormalizer } from '../dialects/normalizer.js';
-import { createAutoFramer, createFramer, type FramingName, type FramingOption } from '../framing/detect.js';
+import { createAutoFramer, createFramer, FRAMING_OPTIONS, type FramingName, type FramingOption } from '../framing/detect.js';
+import { choiceOption } from '../options.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { InternalSseOptions, SseEventHook, Unframed } from '../framing/sse.js';
 import { chain } from '../stage.js';
@@ -64,7 +65,7 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
       unframed = report;
     },
   };
-  const framing = options.framing ?? 'auto';
+  const framing = choiceOption('framing', options.framing, FRAMING_OPTIONS, 'auto');
   let framer: Stage<Chunk, Frame>;
   if (framing === 'auto') framer = createAutoFramer(framerOptions, options.onFraming);
   else {

@@ -60,6 +60,7 @@ type Output = UnifiedEvent | FinalResult | string;
 
 async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGenerator<Output> {
   const stage = createOutputStage(options);
+  const strict = options.strict === true; // (a value that is not a boolean was refused by createOutputStage)
   const pending: Output[] = [];
   const httpStatus = failedStatus(source);
   let errorSeen = false;
@@ -84,7 +85,7 @@ async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGene
     const error = new StreamError('source_error', `source failed: ${(sourceError as Error)?.message ?? String(sourceError)}`, {
       cause: sourceError,
     });
-    if (options.strict ?? false) throw error;
+    if (strict) throw error;
     stage.abort(error, emit);
     while (pending.length > 0) yield pending.shift()!;
     throw error;
@@ -94,7 +95,7 @@ async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGene
   if (httpStatus !== null && !errorSeen) {
     // The status is the only sign of failure: say so rather than end in silence (or in a result that looks fine).
     const error = new StreamError('http_error', `${httpStatus}: ${bytes === 0 ? 'the body is empty' : `the body (${bytes} bytes) held no error`}`);
-    if (options.strict ?? false) throw error;
+    if (strict) throw error;
     stage.abort(error, emit);
     while (pending.length > 0) yield pending.shift()!;
   }

@@ -1,0 +1,85 @@
+/**
+ * A bad option value throws an OptionError (code invalid_option) from the
+ * factory that takes it, before any byte is read: never a TypeError in the
+ * middle of a stream, never an error event at the first chunk, never a
+ * silent fallback (an unknown output mode used to give text mode).
+ */
+import t from 'tap';
+import { OptionError } from '../../lib/errors.js';
+import { createAutoFramer, createFramer, type FramingName } from '../../lib/framing/detect.js';
+import { createSseFramer } from '../../lib/framing/sse.js';
+import { createStream, createOutputStage } from '../../lib/pipeline/create-stream.js';
+import { createEventsStage, decodeAll } from '../../lib/pipeline/events-stage.js';
+import { autoFramer, jsonArrayFramer, jsonValuesFramer, sseFramer } from '../../lib/pipeline/framers.js';
+import { events, finals } from '../../lib/pipeline/iterate.js';
+
+type Options = Record<string, unknown>;
+
+const BAD: [string, Options, RegExp][] = [
+  ['framing', { framing: 'sse2' }, /^option framing: expected 'auto', 'sse', 'json-array', 'ndjson' or 'json-values', got "sse2"$/],
+  ['output', { output: 'finals' }, /^option output: expected 'events', 'final' or 'text', got "finals"$/],
+  ['strict', { strict: 'no' }, /^option strict: expected a boolean, got "no"$/],
+  ['positions', { positions: 1 }, /^option positions: expected a boolean, got 1$/],
+  ['flushIncomplete', { flushIncomplete: 'false' }, /^option flushIncomplete: expected a boolean, got "false"$/],
+  ['maxFrameBytes', { maxFrameBytes: 0 }, /^option maxFrameBytes: expected a positive integer, got 0$/],
+  ['dialect', { dialect: 'openai' }, /^option dialect: expected 'auto' or one of openai-chat, .*got "openai"$/],
+];
+
+const input = Buffer.from('data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"a"}}]}\n\ndata: [DONE]\n\n');
+
+t.test('createStream and the stages behind it throw on a bad option, naming it, what it takes and what it got', (t) => {
+  for (const [name, options, message] of BAD) {
+    t.throws(() => createStream(options as never), { name: 'OptionError', code: 'invalid_option', message }, `createStream: ${name}`);
+    t.throws(() => createOutputStage(options as never), OptionError, `createOutputStage: ${name}`);
+    if (name !== 'output' && name !== 'strict') {
+      t.throws(() => createEventsStage(options as never), OptionError, `createEventsStage: ${name}`);
+      t.throws(() => decodeAll([input], options as never), OptionError, `decodeAll: ${name}`);
+    }
+  }
+  t.end();
+});
+
+t.test('events() and finals() reject their first read with it (before reading the source)', async (t) => {
+  for (const [name, options, message] of BAD) {
+    if (name === 'output') continue; // (set by the function)
+    let read = false;
+    const source = (async function* () {
+      read = true;
+      yield input;
+    })();
+    await t.rejects(events(source, options as never).next(), { code: 'invalid_option', message }, `events(): ${name}`);
+    await t.rejects(finals([input], options as never).next(), OptionError, `finals(): ${name}`);
+    t.notOk(read, `events(): ${name}: the source is never read`);
+  }
+});
+
+t.test('the framers check their options when made, the auto framer too (it makes its framer later)', (t) => {
+  const framerBad: [string, Options][] = [
+    ['positions', { positions: 'yes' }],
+    ['maxFrameBytes', { maxFrameBytes: 1.5 }],
+  ];
+  for (const [name, options] of framerBad) {
+    t.throws(() => createAutoFramer(options as never), OptionError, `createAutoFramer: ${name}`);
+    t.throws(() => autoFramer(options as never), OptionError, `autoFramer(): ${name}`);
+    for (const framing of ['sse', 'json-array', 'ndjson', 'json-values'] as FramingName[]) {
+      t.throws(() => createFramer(framing, options as never), OptionError, `createFramer('${framing}'): ${name}`);
+    }
+    t.throws(() => jsonArrayFramer(options as never), OptionError, `jsonArrayFramer(): ${name}`);
+    t.throws(() => jsonValuesFramer(options as never), OptionError, `jsonValuesFramer(): ${name}`);
+  }
+  t.throws(() => createAutoFramer({ flushIncomplete: 0 } as never), { message: /flushIncomplete: expected a boolean, got 0/ });
+  t.throws(() => createSseFramer({ flushIncomplete: null } as never), { message: /flushIncomplete: expected a boolean, got null/ });
+  t.throws(() => sseFramer({ flushIncomplete: 'yes' } as never), OptionError);
+  t.throws(() => createFramer('csv' as FramingName), { code: 'invalid_option', message: /^option framing: expected one of sse, json-array, ndjson, json-values, got "csv"$/ });
+  t.end();
+});
+
+t.test('good values and absent options still work', (t) => {
+  const want = decodeAll([input]);
+  t.equal(want.length, 3);
+  for (const options of [{}, { framing: 'auto' }, { framing: 'sse' }, { strict: false }, { positions: false }, { flushIncomplete: true }, { output: undefined }, { strict: undefined }]) {
+    t.same(decodeAll([input], options as never), want, JSON.stringify(options));
+    t.doesNotThrow(() => createStream(options as never), `createStream(${JSON.stringify(options)})`);
+  }
+  t.end();
+});

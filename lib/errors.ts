@@ -100,8 +100,9 @@ export class LimitExceededError extends StreamError {
 
 /** An option had a bad value; thrown synchronously by the factories. */
 export class OptionError extends StreamError {
-  constructor(option: string, value: unknown, expected: string) {
-    super('invalid_option', `option ${option}: expected ${expected}, got ${JSON.stringify(value) ?? String(value)}`, {
+  /** `what` names the value in the message: the option by default, or an argument (`source`, `options`). */
+  constructor(option: string, value: unknown, expected: string, what = `option ${option}`) {
+    super('invalid_option', `${what}: expected ${expected}, got ${JSON.stringify(value) ?? String(value)}`, {
       limit: option,
     });
     this.name = 'OptionError';

@@ -25,3 +25,16 @@ function oneOf(choices: readonly string[]): string {
   const quoted = choices.map((c) => `'${c}'`);
   return quoted.length === 1 ? quoted[0]! : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)!}`;
 }
+
+/** A callback option: the function, or undefined when absent. */
+export function functionOption<F extends (...args: never[]) => unknown>(name: string, value: F | undefined): F | undefined {
+  if (value !== undefined && typeof value !== 'function') throw new OptionError(name, value, 'a function');
+  return value;
+}
+
+/** The options argument itself: an object, or absent (`{}`); `createStream('final')` must not pass for events mode. */
+export function optionsObject<T extends object>(value: T | undefined): T {
+  if (value === undefined) return {} as T;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OptionError('options', value, 'an object', 'the options argument');
+  return value;
+}

@@ -5,6 +5,7 @@
  * response, error bodies, and the `incomplete_stream` report when input ends
  * inside a response.
  */
+import { functionOption, optionsObject } from '../options.js';
 import { LimitExceededError, OptionError } from '../errors.js';
 import type { DialectName, DialectOption, Json, JsonObject, Position, ProviderEvent, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
@@ -112,6 +113,8 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
 }
 
 export function createTextNormalizer(options: NormalizerOptions = {}): TextNormalizer {
+  options = optionsObject(options);
+  functionOption('onDialect', options.onDialect);
   const requested = options.dialect ?? 'auto';
   if (requested !== 'auto' && !(requested in dialects)) {
     throw new OptionError('dialect', requested, `'auto' or one of ${Object.keys(dialects).join(', ')}`);

@@ -5,7 +5,7 @@
 import { createFusableFinalAccumulator } from '../accumulate/final.js';
 import type { FinalAccumulatorOptions, FinalResult } from '../accumulate/types.js';
 import { StreamError } from '../errors.js';
-import { booleanOption, choiceOption } from '../options.js';
+import { booleanOption, choiceOption, optionsObject } from '../options.js';
 import type { ErrorEvent, UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { Emit, Stage } from '../stage.js';
@@ -186,6 +186,7 @@ export function createTextStage(): TextTakingStage<string> {
 
 /** The fused stage behind createStream (also used by the CLI and the async iterables). */
 export function createOutputStage(options: CreateStreamOptions = {}): GuardedStage<UnifiedEvent | FinalResult | string> {
+  options = optionsObject(options);
   const events = createGuardedEventsStage(options);
   const mode = choiceOption('output', options.output, OUTPUT_MODES, 'events');
   if (mode === 'events') return events;
@@ -205,6 +206,7 @@ export function createOutputStage(options: CreateStreamOptions = {}): GuardedSta
 export function createStream<M extends OutputMode = 'events'>(
   options: CreateStreamOptions & { output?: M } = {},
 ): StageTransform<Chunk, StreamOutput<M>> {
+  options = optionsObject(options);
   const stage = createOutputStage(options) as unknown as Stage<Chunk, StreamOutput<M>>;
   return new StageTransform(stage, false, options, (options.output ?? 'events') !== 'text');
 }

@@ -13,7 +13,7 @@ import type { DialectLimitOptions } from '../dialects/limits.js';
 import type { RawTextSink, TextSink } from '../dialects/types.js';
 import { createTextNormalizer } from '../dialects/normalizer.js';
 import { createAutoFramer, createFramer, FRAMING_OPTIONS, type FramingName, type FramingOption } from '../framing/detect.js';
-import { choiceOption } from '../options.js';
+import { choiceOption, functionOption, optionsObject } from '../options.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { InternalSseOptions, SseEventHook, Unframed } from '../framing/sse.js';
 import { chain } from '../stage.js';
@@ -52,6 +52,9 @@ interface InternalOptions {
 }
 
 export function createEventsStage(options: EventsStageOptions = {}): EventsStage {
+  options = optionsObject(options);
+  const onFraming = functionOption('onFraming', options.onFraming);
+  functionOption('onDialect', options.onDialect);
   const fast = (options as InternalOptions).fastPath !== false;
   const hook: SseEventHook | undefined = fast ? createEventHook() : undefined;
   /** Set by the SSE framer's end when the input held no event but lines that are not SSE fields. */
@@ -67,10 +70,10 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
   };
   const framing = choiceOption('framing', options.framing, FRAMING_OPTIONS, 'auto');
   let framer: Stage<Chunk, Frame>;
-  if (framing === 'auto') framer = createAutoFramer(framerOptions, options.onFraming);
+  if (framing === 'auto') framer = createAutoFramer(framerOptions, onFraming);
   else {
     framer = createFramer(framing, framerOptions);
-    options.onFraming?.(framing);
+    onFraming?.(framing);
   }
   const normalizer = createTextNormalizer({
     dialect: options.dialect ?? 'auto',

@@ -4,7 +4,8 @@
  * is the consumer's pace; breaking out of the loop releases the source.
  */
 import type { FinalResult } from '../accumulate/types.js';
-import { StreamError } from '../errors.js';
+import { OptionError, StreamError } from '../errors.js';
+import { optionsObject } from '../options.js';
 import type { UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
 import { createOutputStage, type CreateStreamOptions } from './create-stream.js';
@@ -101,12 +102,24 @@ async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGene
   }
 }
 
+/** Throws for a source llmstream cannot read, at the call (a generator would only fail at its first read, as a source_error). */
+function checkSource(source: unknown): void {
+  const s = source as { [Symbol.asyncIterator]?: unknown; [Symbol.iterator]?: unknown; body?: unknown } | null;
+  const readable =
+    s !== null &&
+    (typeof s === 'object' || typeof s === 'string') &&
+    (typeof s[Symbol.asyncIterator] === 'function' || typeof s[Symbol.iterator] === 'function' || (typeof s === 'object' && 'body' in s));
+  if (!readable) throw new OptionError('source', source, 'an async iterable or iterable of chunks, a web ReadableStream, or a fetch Response', 'the source');
+}
+
 /** Unified events of every response in `source`. */
 export function events(source: ByteSource, options: Omit<CreateStreamOptions, 'output'> = {}): AsyncGenerator<UnifiedEvent> {
-  return run(source, { ...options, output: 'events' }) as AsyncGenerator<UnifiedEvent>;
+  checkSource(source);
+  return run(source, { ...optionsObject(options), output: 'events' }) as AsyncGenerator<UnifiedEvent>;
 }
 
 /** One final result per response in `source`. */
 export function finals(source: ByteSource, options: Omit<CreateStreamOptions, 'output'> = {}): AsyncGenerator<FinalResult> {
-  return run(source, { ...options, output: 'final' }) as AsyncGenerator<FinalResult>;
+  checkSource(source);
+  return run(source, { ...optionsObject(options), output: 'final' }) as AsyncGenerator<FinalResult>;
 }

@@ -12,6 +12,7 @@ import { createStream, createOutputStage } from '../../lib/pipeline/create-strea
 import { createEventsStage, decodeAll } from '../../lib/pipeline/events-stage.js';
 import { autoFramer, jsonArrayFramer, jsonValuesFramer, sseFramer } from '../../lib/pipeline/framers.js';
 import { events, finals } from '../../lib/pipeline/iterate.js';
+import { createNormalizer } from '../../lib/dialects/normalizer.js';
 
 type Options = Record<string, unknown>;
 
@@ -81,5 +82,24 @@ t.test('good values and absent options still work', (t) => {
     t.same(decodeAll([input], options as never), want, JSON.stringify(options));
     t.doesNotThrow(() => createStream(options as never), `createStream(${JSON.stringify(options)})`);
   }
+  t.end();
+});
+
+t.test('callbacks must be functions; the options argument an object; the source of events() and finals() readable', (t) => {
+  t.throws(() => createStream({ onDialect: 'log' } as never), { code: 'invalid_option', message: /^option onDialect: expected a function, got "log"$/ });
+  t.throws(() => createStream({ onFraming: 1 } as never), { code: 'invalid_option', message: /^option onFraming: expected a function, got 1$/ });
+  t.throws(() => createNormalizer({ onDialect: {} } as never), { code: 'invalid_option', message: /onDialect/ });
+  for (const bad of [null, 'final', 42, ['final']]) {
+    t.throws(() => createStream(bad as never), { code: 'invalid_option', message: /^the options argument: expected an object, got / }, `createStream(${JSON.stringify(bad)})`);
+    t.throws(() => events([input], bad as never), OptionError, `events(source, ${JSON.stringify(bad)})`);
+  }
+  for (const bad of [42, null, undefined, true, {}]) {
+    t.throws(() => events(bad as never), { code: 'invalid_option', message: /^the source: expected an async iterable or iterable of chunks, a web ReadableStream, or a fetch Response, got / }, `events(${String(bad)})`);
+    t.throws(() => finals(bad as never), OptionError, `finals(${String(bad)})`);
+  }
+  // the callbacks are called as before
+  const seen: string[] = [];
+  decodeAll([input], { onDialect: (d) => seen.push(`dialect ${d}`), onFraming: (f) => seen.push(`framing ${f}`) });
+  t.same(seen, ['framing sse', 'dialect openai-chat']);
   t.end();
 });

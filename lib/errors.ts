@@ -24,7 +24,8 @@ export type ErrorCode =
   | 'limit_exceeded'
   | 'source_error'
   | 'http_error'
-  | 'invalid_option';
+  | 'invalid_option'
+  | 'invalid_chunk';
 
 /** Where in the input something happened. */
 export interface Position {
@@ -88,6 +89,22 @@ export class JsonArrayError extends StreamError {
     this.name = 'JsonArrayError';
     this.expected = expected;
   }
+}
+
+/** A source gave a chunk that is neither bytes nor a string (an object, a number, an ArrayBuffer). */
+export class ChunkTypeError extends StreamError {
+  constructor(chunk: unknown) {
+    super('invalid_chunk', `a chunk must be bytes (a Buffer or another Uint8Array) or a string, got ${describeValue(chunk)}`);
+    this.name = 'ChunkTypeError';
+  }
+}
+
+/** `null`, `number 42`, `an ArrayBuffer`, `an object`: what a value is, briefly, for messages. */
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return `${typeof value}${typeof value === 'number' || typeof value === 'boolean' ? ` ${String(value)}` : ''}`;
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== '' && name !== 'Object' ? `a${/^[AEIOU]/.test(name) ? 'n' : ''} ${name}` : 'an object';
 }
 
 /** A configured limit (other than maxFrameBytes) was exceeded. */

@@ -32,6 +32,7 @@ export type {
 } from './events.js';
 export { assertNever } from './events.js';
 export {
+  ChunkTypeError,
   FrameTooLargeError,
   JsonArrayError,
   LimitExceededError,

@@ -1,10 +1,13 @@
 /** Input normalisation shared by the framers: every chunk becomes a Buffer view (no copy for bytes). */
+import { ChunkTypeError } from '../errors.js';
 
 export type Chunk = Uint8Array | string;
 
+/** Throws a ChunkTypeError for anything else (a source of objects, numbers or ArrayBuffers). */
 export function toBuffer(chunk: Chunk): Buffer {
   if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
   if (Buffer.isBuffer(chunk)) return chunk;
+  if (!ArrayBuffer.isView(chunk)) throw new ChunkTypeError(chunk);
   return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 

@@ -73,8 +73,9 @@ async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGene
   let sourceError: unknown = null;
   try {
     for await (const chunk of chunksOf(source)) {
-      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
       stage.push(chunk, emit);
+      // (after push, which reports a chunk that is not bytes)
+      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : ArrayBuffer.isView(chunk) ? chunk.byteLength : 0;
       while (pending.length > 0) yield pending.shift()!;
     }
   } catch (err) {

@@ -5,7 +5,8 @@
  * silent fallback (an unknown output mode used to give text mode).
  */
 import t from 'tap';
-import { OptionError } from '../../lib/errors.js';
+import { ChunkTypeError, OptionError } from '../../lib/errors.js';
+import type { UnifiedEvent } from '../../lib/events.js';
 import { createAutoFramer, createFramer, type FramingName } from '../../lib/framing/detect.js';
 import { createSseFramer } from '../../lib/framing/sse.js';
 import { createStream, createOutputStage } from '../../lib/pipeline/create-stream.js';
@@ -103,3 +104,37 @@ t.test('callbacks must be functions; the options argument an object; the source 
   t.same(seen, ['framing sse', 'dialect openai-chat']);
   t.end();
 });
+
+t.test('a chunk that is neither bytes nor a string: a terminal invalid_chunk after what came before (lenient), a ChunkTypeError (strict, stages)', async (t) => {
+  const tail = Buffer.from('data: [DONE]\n\n');
+  for (const [bad, what] of [
+    [{ a: 1 }, 'an object'],
+    [7, 'number 7'],
+    [new ArrayBuffer(4), 'an ArrayBuffer'],
+    [null, 'null'],
+  ] as const) {
+    const got: UnifiedEvent[] = [];
+    for await (const ev of events([input.subarray(0, input.indexOf('data: [DONE]')), bad as never, tail])) got.push(ev);
+    const message = `a chunk must be bytes (a Buffer or another Uint8Array) or a string, got ${what}`;
+    t.same(
+      got.map((e) => e.type),
+      ['start', 'text_delta', 'error', 'done'],
+      `${what}: the text before it, then the error, then done; the chunk after it is not read`,
+    );
+    t.match(got[2], { type: 'error', code: 'invalid_chunk', message, terminal: true });
+    t.match(got[3], { type: 'done', stopReason: 'error' });
+    const [final] = await all(finals([bad as never]));
+    t.same(final?.errors, [{ code: 'invalid_chunk', message }], `${what}: finals`);
+    await t.rejects(all(events([bad as never], { strict: true })), { name: 'ChunkTypeError', code: 'invalid_chunk', message }, `${what}: strict`);
+    t.throws(() => decodeAll([bad as never]), ChunkTypeError, `${what}: decodeAll`);
+  }
+  // any other view of bytes is read as its bytes
+  const bytes = new Uint8Array(input);
+  t.same(decodeAll([new DataView(bytes.buffer) as never]), decodeAll([input]), 'a DataView');
+});
+
+async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}

@@ -24,6 +24,7 @@
  * `limit_exceeded` error, so a consumer still sees what was received.
  */
 import { LimitExceededError } from '../errors.js';
+import { optionsObject } from '../options.js';
 import type { DialectName, Json, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import type {
@@ -154,6 +155,7 @@ export interface FusableFinalAccumulator extends FinalAccumulator {
 }
 
 export function createFusableFinalAccumulator(options: FinalAccumulatorOptions = {}): FusableFinalAccumulator {
+  options = optionsObject(options);
   const counter = new BlockCounter(limitOption('maxBlocks', options.maxBlocks, DEFAULT_MAX_BLOCKS));
   const maxTextBytes = limitOption('maxTextBytes', options.maxTextBytes, DEFAULT_MAX_TEXT_BYTES);
   const maxToolArgumentBytes = limitOption(

@@ -5,6 +5,7 @@
  * read, so accumulation is linear in the text size.
  */
 import { isAscii, transcode } from 'node:buffer';
+import { optionsObject } from '../options.js';
 import type { Emit, Stage } from '../stage.js';
 import type { UnifiedEvent } from '../events.js';
 import type { TextAccumulatorOptions } from './types.js';
@@ -424,6 +425,7 @@ export interface TextAccumulator extends Stage<UnifiedEvent, UnifiedEvent> {
  * Audio transcripts (`transcript: true`) count as visible text.
  */
 export function createTextAccumulator(options: TextAccumulatorOptions = {}): TextAccumulator {
+  options = optionsObject(options);
   const counter = new BlockCounter(limitOption('maxBlocks', options.maxBlocks, DEFAULT_MAX_BLOCKS));
   const store = new TextStore(limitOption('maxTextBytes', options.maxTextBytes, DEFAULT_MAX_TEXT_BYTES), counter);
   const tracker = new ResponseTracker();

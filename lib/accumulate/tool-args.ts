@@ -4,6 +4,7 @@
  * once at `tool_call_done`.
  */
 import type { Json, UnifiedEvent } from '../events.js';
+import { optionsObject } from '../options.js';
 import type { Emit, Stage } from '../stage.js';
 import type { FinalError, ToolArgsAccumulatorOptions } from './types.js';
 import { BlockCounter, ByteMeter, DEFAULT_MAX_BLOCKS, DEFAULT_MAX_TOOL_ARGUMENT_BYTES, limitOption, type Utf8Source } from './limits.js';
@@ -196,6 +197,7 @@ export interface ToolArgsAccumulator extends Stage<UnifiedEvent, UnifiedEvent> {
  * `tool_call_done` are parsed from their deltas when the response ends.
  */
 export function createToolArgsAccumulator(options: ToolArgsAccumulatorOptions = {}): ToolArgsAccumulator {
+  options = optionsObject(options);
   const counter = new BlockCounter(limitOption('maxBlocks', options.maxBlocks, DEFAULT_MAX_BLOCKS));
   const maxBytes = limitOption('maxToolArgumentBytes', options.maxToolArgumentBytes, DEFAULT_MAX_TOOL_ARGUMENT_BYTES);
   let errors: FinalError[] = [];

@@ -16,6 +16,7 @@
  * `captures: 'all'` asks for client messages to be parsed too.
  */
 import { OptionError } from '../errors.js';
+import { optionsObject } from '../options.js';
 import type { Json, JsonObject, Position, ProviderEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 
@@ -87,6 +88,7 @@ export type CaptureUnwrapper = (pe: ProviderEvent & { kind: 'json' }, emit: Emit
  * homogeneous), so plain provider streams pay one comparison per payload.
  */
 export function createCaptureUnwrapper(options: CaptureOptions = {}): CaptureUnwrapper {
+  options = optionsObject(options);
   const parseSent = resolveCaptureMode(options) === 'all';
   let mode = Mode.Unknown;
 

@@ -1,5 +1,5 @@
 import { OptionError } from '../errors.js';
-import { booleanOption } from '../options.js';
+import { booleanOption, optionsObject } from '../options.js';
 import { DEFAULT_MAX_FRAME_BYTES } from './bytes.js';
 
 /** Options shared by every framer. */
@@ -23,6 +23,7 @@ export interface ResolvedFramerOptions {
 }
 
 export function resolveFramerOptions(options: FramerOptions = {}): ResolvedFramerOptions {
+  options = optionsObject(options);
   const max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   if (typeof max !== 'number' || !Number.isInteger(max) || max < 1) {
     throw new OptionError('maxFrameBytes', max, 'a positive integer');

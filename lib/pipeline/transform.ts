@@ -4,6 +4,7 @@
  */
 import { Transform } from 'readable-stream';
 import type { Stage } from '../stage.js';
+import { optionsObject } from '../options.js';
 
 export interface TransformOptions {
   /** Readable-side high-water mark in objects. @defaultValue 16 */
@@ -53,6 +54,7 @@ export class StageTransform<I, O> extends Transform {
   private held: (() => void) | null = null;
 
   constructor(stage: Stage<I, O>, objectInput: boolean, options: TransformOptions = {}, objectOutput = true) {
+    options = optionsObject(options);
     super({
       readableObjectMode: objectOutput,
       writableObjectMode: objectInput,

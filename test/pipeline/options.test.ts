@@ -138,3 +138,23 @@ async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
   for await (const x of it) out.push(x);
   return out;
 }
+
+t.test('every public factory refuses an options argument that is not an object, and takes none or {}', async (t) => {
+  const lib = (await import('../../lib/index.js')) as unknown as Record<string, (o?: unknown) => unknown>;
+  const factories = [
+    'createStream', 'createEventsStage', 'createNormalizer', 'createDecoder', 'createMessageDecoder',
+    'createSseFramer', 'createJsonArrayFramer', 'createJsonValuesFramer', 'createNdjsonFramer', 'createAutoFramer',
+    'createTextAccumulator', 'createToolArgsAccumulator', 'createFinalAccumulator',
+    'sseFramer', 'jsonArrayFramer', 'jsonValuesFramer', 'ndjsonFramer', 'autoFramer', 'decoder', 'messageDecoder', 'normalizer',
+    'textAccumulator', 'toolArgsAccumulator', 'usageAccumulator', 'signatureAccumulator', 'finalAccumulator',
+  ];
+  for (const name of factories) {
+    const make = lib[name];
+    t.type(make, 'function', name);
+    for (const bad of [null, 'final', 3]) {
+      t.throws(() => make!(bad), { code: 'invalid_option', message: /^the options argument: expected an object/ }, `${name}(${JSON.stringify(bad)})`);
+    }
+    t.doesNotThrow(() => make!(), `${name}()`);
+    t.doesNotThrow(() => make!({}), `${name}({})`);
+  }
+});

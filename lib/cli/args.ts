@@ -24,7 +24,6 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-const FRAMINGS = FRAMING_OPTIONS;
 const OUTS: CliOut[] = ['frames', 'events', 'final', 'text'];
 
 export const USAGE = `Usage: llmstream [options] [file ...]
@@ -92,7 +91,7 @@ export function parseCli(argv: string[]): CliOptions {
     files = files.slice(1);
   }
   const framing = (v.framing ?? 'auto') as FramingOption;
-  if (!FRAMINGS.includes(framing)) throw new UsageError(`unknown --framing '${v.framing}' (expected ${FRAMINGS.join(', ')})`);
+  if (!FRAMING_OPTIONS.includes(framing)) throw new UsageError(`unknown --framing '${v.framing}' (expected ${FRAMING_OPTIONS.join(', ')})`);
   const dialect = (v.dialect ?? 'auto') as DialectOption;
   if (dialect !== 'auto' && !dialectNames.includes(dialect)) {
     throw new UsageError(`unknown --dialect '${v.dialect}' (expected auto, ${dialectNames.join(', ')})`);

@@ -62,12 +62,11 @@ export interface AutoFramer extends Stage<Chunk, Frame> {
 /** A framer that picks its framing from the first non-blank byte. */
 export function createAutoFramer(options: AnyFramerOptions = {}, onDetect?: (f: FramingName) => void): AutoFramer {
   // the framer is made once the framing is known: its options are checked now, as a framer's are
-  resolveFramerOptions(options);
+  const { maxFrameBytes: maxHeld } = resolveFramerOptions(options);
   booleanOption('flushIncomplete', options.flushIncomplete, true);
   let inner: Stage<Chunk, Frame> | null = null;
   const held: Buffer[] = [];
   let heldBytes = 0;
-  const maxHeld = options.maxFrameBytes ?? 8 * 1024 * 1024;
 
   function decide(name: FramingName, emit: Emit<Frame>): void {
     self.framing = name;

@@ -42,6 +42,8 @@ export interface StreamErrorOptions {
   frame?: number;
   /** Name of the limit or option involved, when relevant. */
   limit?: string;
+  /** HTTP status of the failed Response the error came from (see StreamError.status). */
+  status?: number;
   cause?: unknown;
 }
 
@@ -52,6 +54,12 @@ export class StreamError extends Error {
   readonly offset: number | undefined;
   readonly frame: number | undefined;
   readonly limit: string | undefined;
+  /**
+   * HTTP status of the fetch Response whose body was being read, when that
+   * status was not 2xx (`events()` / `finals()` in strict mode): 429, 529, …
+   * whether the body explained the failure or not. Undefined otherwise.
+   */
+  status: number | undefined;
 
   constructor(code: ErrorCode | (string & {}), message: string, options: StreamErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -60,6 +68,7 @@ export class StreamError extends Error {
     this.offset = options.offset;
     this.frame = options.frame;
     this.limit = options.limit;
+    this.status = options.status;
   }
 }
 

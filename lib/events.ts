@@ -153,6 +153,12 @@ export interface ErrorEvent extends EventBase {
   message: string;
   /** True when the response cannot continue after it. */
   terminal: boolean;
+  /**
+   * HTTP status of the fetch Response the error came in, when it was not 2xx
+   * (set by `events()` / `finals()`, which see the Response): a 429's
+   * `rate_limit_exceeded` carries 429, an empty 401's `http_error` 401.
+   */
+  status?: number;
   raw?: Json;
 }
 export interface RawEvent extends EventBase {

@@ -40,6 +40,8 @@ export interface FinalSignature {
 export interface FinalError {
   code: string;
   message: string;
+  /** HTTP status of a failed fetch Response, as on the error event (`finals()` only). */
+  status?: number;
 }
 
 export interface FinalAudio {

@@ -34,12 +34,28 @@ function isResponseLike(s: ByteSource): s is ResponseLike {
   return typeof s === 'object' && s !== null && 'body' in s && !(Symbol.asyncIterator in s);
 }
 
-/** The status line of a Response that is not ok, e.g. `HTTP 401 Unauthorized`; null for anything else. */
-function failedStatus(source: ByteSource): string | null {
+/** A Response that is not ok: its status line (e.g. `HTTP 401 Unauthorized`) and its status code, when it has one. */
+interface FailedStatus {
+  line: string;
+  status: number | undefined;
+}
+
+/** The failed status of a Response that is not ok; null for anything else. */
+function failedStatus(source: ByteSource): FailedStatus | null {
   if (!isResponseLike(source) || source.ok !== false) return null;
-  const status = typeof source.status === 'number' ? ` ${source.status}` : '';
+  const code = typeof source.status === 'number' ? source.status : undefined;
   const text = typeof source.statusText === 'string' && source.statusText !== '' ? ` ${source.statusText}` : '';
-  return `HTTP${status}${text}`;
+  return { line: `HTTP${code === undefined ? '' : ` ${code}`}${text}`, status: code };
+}
+
+/**
+ * Marks an output item's errors with the failed Response's status, so that a
+ * caller can tell a 429 from a 500 (to retry or not) from the error alone.
+ */
+function markStatus(x: Output, status: number): void {
+  if (typeof x !== 'object') return;
+  if ('errors' in x) for (const e of x.errors) e.status = status;
+  else if (x.type === 'error') x.status = status;
 }
 
 /** True when an output item reports an error (an error event, or a final holding errors). */
@@ -63,11 +79,15 @@ async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGene
   const stage = createOutputStage(options);
   const strict = options.strict === true; // (a value that is not a boolean was refused by createOutputStage)
   const pending: Output[] = [];
-  const httpStatus = failedStatus(source);
+  const failed = failedStatus(source);
+  const status = failed?.status;
   let errorSeen = false;
   let bytes = 0;
   const emit = (x: Output): void => {
-    if (httpStatus !== null && !errorSeen) errorSeen = reportsError(x);
+    if (failed !== null) {
+      if (!errorSeen) errorSeen = reportsError(x);
+      if (status !== undefined) markStatus(x, status);
+    }
     pending.push(x);
   };
   let sourceError: unknown = null;
@@ -79,24 +99,36 @@ async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGene
       while (pending.length > 0) yield pending.shift()!;
     }
   } catch (err) {
-    if (err instanceof StreamError) throw err; // strict mode or a stage failure
+    if (err instanceof StreamError) {
+      // strict mode or a stage failure
+      if (status !== undefined) err.status = status;
+      throw err;
+    }
     sourceError = err;
   }
   if (sourceError !== null) {
     // The source failed mid-stream: deliver what is complete and the partial result, then fail.
     const error = new StreamError('source_error', `source failed: ${(sourceError as Error)?.message ?? String(sourceError)}`, {
       cause: sourceError,
+      ...(status === undefined ? {} : { status }),
     });
     if (strict) throw error;
     stage.abort(error, emit);
     while (pending.length > 0) yield pending.shift()!;
     throw error;
   }
-  stage.end(emit);
+  try {
+    stage.end(emit);
+  } catch (err) {
+    // strict mode: an error the end of the body gave (an incomplete stream, say)
+    if (err instanceof StreamError && status !== undefined) err.status = status;
+    throw err;
+  }
   while (pending.length > 0) yield pending.shift()!;
-  if (httpStatus !== null && !errorSeen) {
+  if (failed !== null && !errorSeen) {
     // The status is the only sign of failure: say so rather than end in silence (or in a result that looks fine).
-    const error = new StreamError('http_error', `${httpStatus}: ${bytes === 0 ? 'the body is empty' : `the body (${bytes} bytes) held no error`}`);
+    const why = bytes === 0 ? 'the body is empty' : `the body (${bytes} bytes) held no error`;
+    const error = new StreamError('http_error', `${failed.line}: ${why}`, status === undefined ? {} : { status });
     if (strict) throw error;
     stage.abort(error, emit);
     while (pending.length > 0) yield pending.shift()!;

@@ -5,7 +5,7 @@ import { createEventsStage, decodeAll } from '../../lib/pipeline/events-stage.js
 import { StreamError } from '../../lib/errors.js';
 import type { UnifiedEvent } from '../../lib/events.js';
 import type { FinalResult } from '../../lib/accumulate/types.js';
-import { fixture } from '../helpers/corpus.js';
+import { corpusFile, fixture, hasCorpus } from '../helpers/corpus.js';
 import { fixedChunks } from '../helpers/chunks.js';
 
 const tool = fixture('quickstart/anthropic-tool-use.sse');
@@ -148,10 +148,11 @@ t.test('a Response that is not ok: its body errors come out as they are; with no
   const codes = (evs: UnifiedEvent[]): string[] => evs.filter((e) => e.type === 'error').map((e) => (e.type === 'error' ? e.code : ''));
   // an empty 401: silent before
   const empty = await all(events(new Response(null, { status: 401, statusText: 'Unauthorized' })));
-  t.same(empty, [{ type: 'error', code: 'http_error', message: 'HTTP 401 Unauthorized: the body is empty', terminal: true }]);
+  t.same(empty, [{ type: 'error', code: 'http_error', message: 'HTTP 401 Unauthorized: the body is empty', terminal: true, status: 401 }]);
   const emptyFinal = await all(finals(new Response('', { status: 401 })));
   t.equal(emptyFinal.length, 1, 'final mode: one final for the failed request');
-  t.match(emptyFinal[0], { dialect: null, stopReason: 'error', errors: [{ code: 'http_error', message: 'HTTP 401: the body is empty' }] });
+  t.same(emptyFinal[0]?.errors, [{ code: 'http_error', message: 'HTTP 401: the body is empty', status: 401 }]);
+  t.match(emptyFinal[0], { dialect: null, stopReason: 'error' });
 
   // a body that is a stream with no error in it, under a failing status
   const whole = await all(events(new Response(webStream(chunks), { status: 500, statusText: 'Internal Server Error' })));
@@ -161,6 +162,7 @@ t.test('a Response that is not ok: its body errors come out as they are; with no
     code: 'http_error',
     message: `HTTP 500 Internal Server Error: the body (${tool.length} bytes) held no error`,
     terminal: true,
+    status: 500,
   });
   const wholeFinal = await all(finals(new Response(webStream(chunks), { status: 500 })));
   t.equal(wholeFinal.length, 2, 'the response, then the failure as a final of its own');
@@ -170,11 +172,11 @@ t.test('a Response that is not ok: its body errors come out as they are; with no
   // the body explains the failure: no second error
   const overloaded = fixture('anthropic-messages/overloaded-error.sse');
   const explained = await all(events(new Response(new Uint8Array(overloaded), { status: 529 })));
-  t.same(explained, decodeAll([overloaded]));
+  t.same(explained, withStatus(decodeAll([overloaded]), 529), 'the same events, the error with the status');
   t.same(codes(explained), ['overloaded_error']);
   const html = await all(events(new Response('<html><body>Bad gateway</body></html>', { status: 502 })));
   t.same(codes(html), ['not_a_stream'], 'an HTML page is not_a_stream, as with any status');
-  t.same((await all(finals(new Response(new Uint8Array(overloaded), { status: 529 })))).map((f) => f.errors.map((e) => e.code)), [['overloaded_error']]);
+  t.same((await all(finals(new Response(new Uint8Array(overloaded), { status: 529 })))).map((f) => f.errors.map((e) => [e.code, e.status])), [[['overloaded_error', 529]]]);
 
   // ok responses and sources without a status are unchanged: empty stays silent
   t.same(await all(events(new Response(null, { status: 200 }))), []);
@@ -183,5 +185,64 @@ t.test('a Response that is not ok: its body errors come out as they are; with no
 
   const err = await all(events(new Response(null, { status: 403, statusText: 'Forbidden' }), { strict: true })).catch((e: unknown) => e);
   t.type(err, StreamError);
-  t.match(err, { code: 'http_error', message: 'HTTP 403 Forbidden: the body is empty' });
+  t.match(err, { code: 'http_error', message: 'HTTP 403 Forbidden: the body is empty', status: 403 });
+});
+
+/** The events with `status` on each error event, as events() gives them for a Response that failed with it. */
+function withStatus(evs: UnifiedEvent[], status: number): UnifiedEvent[] {
+  return evs.map((e) => (e.type === 'error' ? { ...e, status } : e));
+}
+
+t.test('errors from a failed Response carry its HTTP status: a body error, the end of the body, a source failure, strict mode', async (t) => {
+  // real error bodies to stream=true requests, under the status each came with (PROVENANCE.md)
+  const bodies: [string, number][] = [
+    ['anthropic-messages/mirascope--http404-error.body', 404],
+    ['openai-chat/mirascope--http404-error.body', 404],
+    ['openai-responses/mirascope--http400-error.body', 400],
+    ['gemini-sse/crewai--http400-not-sse.body', 400],
+    ['gemini-sse/mirascope--http404-not-sse.body', 404],
+  ];
+  for (const [name, status] of hasCorpus ? bodies : []) {
+    const bytes = corpusFile(name);
+    const got = await all(events(new Response(webStream(fixedChunks(bytes, 7)), { status })));
+    const errs = got.filter((e) => e.type === 'error');
+    t.ok(errs.length > 0, `${name}: the body gives its error`);
+    t.same(got, withStatus(decodeAll([bytes]), status), `${name}: the body's events, each error with ${status}`);
+    const [final] = await all(finals(new Response(new Uint8Array(bytes), { status })));
+    t.ok(final !== undefined && final.errors.length > 0 && final.errors.every((e) => e.status === status), `${name}: the final's errors carry ${status}`);
+    const thrown = await all(events(new Response(new Uint8Array(bytes), { status }), { strict: true })).catch((e: unknown) => e);
+    t.match(thrown, { code: errs[0]!.type === 'error' ? errs[0]!.code : '', status }, `${name}: strict mode throws it with ${status}`);
+  }
+
+  // a stream cut off under a 503: incomplete_stream (lenient and strict) carries the status
+  const cut = tool.subarray(0, tool.length - 40);
+  const cutEvents = await all(events(new Response(new Uint8Array(cut), { status: 503 })));
+  t.match(cutEvents.filter((e) => e.type === 'error'), [{ code: 'incomplete_stream', status: 503 }]);
+  const cutStrict = await all(events(new Response(new Uint8Array(cut), { status: 503 }), { strict: true })).catch((e: unknown) => e);
+  t.type(cutStrict, StreamError);
+  t.match(cutStrict, { code: 'incomplete_stream', status: 503 });
+
+  // the body fails mid-read under a 502: the source_error event and the thrown error carry it
+  let i = 0;
+  const failing = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (i < 3) c.enqueue(new Uint8Array(chunks[i++]!));
+      else c.error(new Error('socket hang up'));
+    },
+  });
+  const seen: UnifiedEvent[] = [];
+  const thrown = await (async () => {
+    for await (const ev of events(new Response(failing, { status: 502 }))) seen.push(ev);
+  })().catch((e: unknown) => e);
+  t.match(thrown, { code: 'source_error', status: 502 });
+  t.match(seen.filter((e) => e.type === 'error'), [{ code: 'source_error', status: 502 }]);
+
+  // what is not a failed Response gets no status: a 200 whose body errors, a plain stream, a ResponseLike without one
+  const overloaded = fixture('anthropic-messages/overloaded-error.sse');
+  for (const src of [new Response(new Uint8Array(overloaded)), webStream([overloaded])]) {
+    const errs = (await all(events(src))).filter((e) => e.type === 'error');
+    t.ok(errs.length === 1 && !('status' in errs[0]!), 'no status field');
+  }
+  const statusless = await all(events({ body: null, ok: false, statusText: 'Bad Gateway' }));
+  t.same(statusless, [{ type: 'error', code: 'http_error', message: 'HTTP Bad Gateway: the body is empty', terminal: true }], 'no status to give');
 });

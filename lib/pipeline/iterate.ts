@@ -90,6 +90,11 @@ async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGene
     }
     pending.push(x);
   };
+  /** A StreamError thrown out of the stage (strict mode, a stage failure), with the failed Response's status. */
+  const withStatus = (err: unknown): unknown => {
+    if (err instanceof StreamError && status !== undefined) err.status = status;
+    return err;
+  };
   let sourceError: unknown = null;
   try {
     for await (const chunk of chunksOf(source)) {
@@ -99,18 +104,14 @@ async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGene
       while (pending.length > 0) yield pending.shift()!;
     }
   } catch (err) {
-    if (err instanceof StreamError) {
-      // strict mode or a stage failure
-      if (status !== undefined) err.status = status;
-      throw err;
-    }
+    if (err instanceof StreamError) throw withStatus(err); // strict mode or a stage failure
     sourceError = err;
   }
   if (sourceError !== null) {
     // The source failed mid-stream: deliver what is complete and the partial result, then fail.
     const error = new StreamError('source_error', `source failed: ${(sourceError as Error)?.message ?? String(sourceError)}`, {
       cause: sourceError,
-      ...(status === undefined ? {} : { status }),
+      status,
     });
     if (strict) throw error;
     stage.abort(error, emit);
@@ -120,15 +121,13 @@ async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGene
   try {
     stage.end(emit);
   } catch (err) {
-    // strict mode: an error the end of the body gave (an incomplete stream, say)
-    if (err instanceof StreamError && status !== undefined) err.status = status;
-    throw err;
+    throw withStatus(err); // strict mode: an error the end of the body gave (an incomplete stream, say)
   }
   while (pending.length > 0) yield pending.shift()!;
   if (failed !== null && !errorSeen) {
     // The status is the only sign of failure: say so rather than end in silence (or in a result that looks fine).
     const why = bytes === 0 ? 'the body is empty' : `the body (${bytes} bytes) held no error`;
-    const error = new StreamError('http_error', `${failed.line}: ${why}`, status === undefined ? {} : { status });
+    const error = new StreamError('http_error', `${failed.line}: ${why}`, { status });
     if (strict) throw error;
     stage.abort(error, emit);
     while (pending.length > 0) yield pending.shift()!;

@@ -1,9 +1,9 @@
 /**
  * Why the hot path does not use split2, stream-json or pumpify, measured:
  *   npm run bench:deps
- * 1. split2 vs llmstream's NDJSON byte scanner on one multi-megabyte line fed in
+ * 1. split2 vs wirefold's NDJSON byte scanner on one multi-megabyte line fed in
  *    64 KiB chunks (OpenAI Responses `*.done` events repeat the whole text).
- * 2. stream-json (parser + StreamArray) vs llmstream's JSON-array scanner +
+ * 2. stream-json (parser + StreamArray) vs wirefold's JSON-array scanner +
  *    JSON.parse on a Gemini-style pretty-printed array.
  * 3. pumpify of 4 pass-through Transforms vs stream.pipeline of the same 4, per object.
  * Prints one line per comparison with the ratio; each checks its own output.

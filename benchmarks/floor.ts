@@ -1,5 +1,5 @@
 /**
- * The parsing floors every llmstream figure is a ratio to: the least any
+ * The parsing floors every wirefold figure is a ratio to: the least any
  * reader of these formats must do. Fed decoded text (the caller runs the
  * TextDecoder, so the decode cost is the caller's as in a real reader).
  * - SSE: indexOf framing + JSON.parse of each event's data. Linear however

@@ -67,8 +67,8 @@ export interface FixtureStats {
   firstResponseTextChars: number;
 }
 
-/** How llmstream is told to read a fixture. */
-export function llmstreamOptions(dialect: FixtureDialect): { dialect: 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini' | 'xai-chat' | 'gemini-interactions'; framing: 'sse' | 'json-array' } {
+/** How wirefold is told to read a fixture. */
+export function wirefoldOptions(dialect: FixtureDialect): { dialect: 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini' | 'xai-chat' | 'gemini-interactions'; framing: 'sse' | 'json-array' } {
   switch (dialect) {
     case 'gemini-sse':
       return { dialect: 'gemini', framing: 'sse' };

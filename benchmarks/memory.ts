@@ -1,5 +1,5 @@
 /**
- * `npm run bench:memory`: peak RSS while llmstream reads a 1 GB log generated
+ * `npm run bench:memory`: peak RSS while wirefold reads a 1 GB log generated
  * on the fly (a Readable over the seeded generator: nothing is written to
  * disk and the log is never held in memory). One child process per dialect
  * and output mode, so every measurement starts from a clean heap.
@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import type { FinalResult } from '../lib/accumulate/types.js';
 import type { UnifiedEvent } from '../lib/events.js';
 import { createStream } from '../lib/pipeline/create-stream.js';
-import { FIXTURE_DIALECTS, emptyStats, formatSize, generateChunks, llmstreamOptions, parseSize, replayChunks, type FixtureDialect, type FixtureShape } from './generate.js';
+import { FIXTURE_DIALECTS, emptyStats, formatSize, generateChunks, wirefoldOptions, parseSize, replayChunks, type FixtureDialect, type FixtureShape } from './generate.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -68,7 +68,7 @@ async function child(argv: string[]): Promise<void> {
   const first = chunks.next();
 
   // Warm the code paths on a small log first, so JIT code is in the baseline.
-  const stage = (): NodeJS.ReadWriteStream[] => (mode === 'source' ? [] : [createStream({ ...llmstreamOptions(dialect), output: mode }) as unknown as NodeJS.ReadWriteStream]);
+  const stage = (): NodeJS.ReadWriteStream[] => (mode === 'source' ? [] : [createStream({ ...wirefoldOptions(dialect), output: mode }) as unknown as NodeJS.ReadWriteStream]);
   await (pipeline as unknown as (...s: unknown[]) => Promise<void>)(Readable.from(generateChunks({ ...options, size: 1 << 20 })), ...stage(), new Writable({ objectMode: true, write: (_x, _e, cb) => cb() }));
   gc();
   gc();
@@ -207,7 +207,7 @@ async function parent(argv: string[]): Promise<void> {
   lines.push(
     `\`npm run bench:memory${argv.length > 0 ? ' -- ' + argv.join(' ') : ''}\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, one process per row. ` +
       `Input: a ${formatSize(size)} ${shape === 'log' ? 'log of many responses back to back' : 'single response'} made on the fly, never written to disk, in 64 KiB chunks through a Readable into \`createStream\` and a counting sink. ` +
-      `Source \`replay\`: an 8 MiB log segment is generated once (before the baseline, so it is part of it) and replayed back to back as zero-copy chunk views, so the RSS growth is llmstream's own; ` +
+      `Source \`replay\`: an 8 MiB log segment is generated once (before the baseline, so it is part of it) and replayed back to back as zero-copy chunk views, so the RSS growth is wirefold's own; ` +
       `source \`generator\`: the seeded generator renders every byte on the fly (its own garbage then shows in the RSS; the \`none (control)\` row is the generator alone into a null sink). ` +
       `Baseline: RSS after imports, a 1 MiB warm-up run and a GC. Pass: peak under ${formatSize(limit)} over baseline (replay rows; final mode on a log holds one response at a time, so the same bound applies). MB/s includes producing the bytes.`,
   );
@@ -225,7 +225,7 @@ async function parent(argv: string[]): Promise<void> {
   process.stdout.write('\n' + lines.join('\n') + '\n');
   const resultsMd = join(here, 'RESULTS.md');
   if (!argv.includes('--no-write')) {
-    const existing = existsSync(resultsMd) ? readFileSync(resultsMd, 'utf8') : '# llmstream benchmark results\n\n## Memory\n\n<!-- memory:begin -->\n<!-- memory:end -->\n';
+    const existing = existsSync(resultsMd) ? readFileSync(resultsMd, 'utf8') : '# wirefold benchmark results\n\n## Memory\n\n<!-- memory:begin -->\n<!-- memory:end -->\n';
     const re = /<!-- memory:begin -->[\s\S]*?<!-- memory:end -->/;
     writeFileSync(resultsMd, re.test(existing) ? existing.replace(re, () => section) : existing + '\n## Memory\n\n' + section + '\n');
     process.stderr.write(`updated ${resultsMd}\n`);

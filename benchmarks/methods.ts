@@ -7,7 +7,7 @@
  */
 import { createJsonArrayFloor, createSseFloor, runFloor } from './floor.js';
 import { Writable } from 'node:stream';
-import { Transform } from 'readable-stream';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FinalResult } from '../lib/accumulate/types.js';
 import { finalAccumulator } from '../lib/pipeline/accumulators.js';
@@ -16,7 +16,7 @@ import { createFramer } from '../lib/framing/detect.js';
 import { createStream } from '../lib/pipeline/create-stream.js';
 import { jsonArrayFramer, sseFramer } from '../lib/pipeline/framers.js';
 import { decoder, normalizer } from '../lib/pipeline/stages.js';
-import { llmstreamOptions, type FixtureDialect, type FixtureStats } from './generate.js';
+import { wirefoldOptions, type FixtureDialect, type FixtureStats } from './generate.js';
 
 export type MockFetch = (input?: unknown, init?: unknown) => Promise<Response>;
 
@@ -32,7 +32,7 @@ export interface MethodResult {
   items: number;
 }
 
-export type MethodGroup = 'floor' | 'framing' | 'sdk-raw' | 'sdk-final' | 'vercel' | 'llmstream';
+export type MethodGroup = 'floor' | 'framing' | 'sdk-raw' | 'sdk-final' | 'vercel' | 'wirefold';
 
 export interface Method {
   id: string;
@@ -99,9 +99,9 @@ async function eventsourceParser(ctx: MethodContext): Promise<MethodResult> {
   return { items: frames };
 }
 
-/** llmstream's own framer stage (SSE or JSON array) + JSON.parse, no meaning: comparable with the floor. */
-async function llmstreamFramer(ctx: MethodContext): Promise<MethodResult> {
-  const framer = createFramer(llmstreamOptions(ctx.dialect).framing);
+/** wirefold's own framer stage (SSE or JSON array) + JSON.parse, no meaning: comparable with the floor. */
+async function wirefoldFramer(ctx: MethodContext): Promise<MethodResult> {
+  const framer = createFramer(wirefoldOptions(ctx.dialect).framing);
   let frames = 0;
   const emit = (f: Frame): void => {
     frames++;
@@ -300,7 +300,7 @@ async function vercel(ctx: MethodContext): Promise<MethodResult> {
 }
 
 // ---------------------------------------------------------------------------
-// llmstream
+// wirefold
 
 interface Tally {
   text: number;
@@ -359,24 +359,24 @@ function pipe(...streams: unknown[]): Promise<void> {
 
 const newTally = (): Tally => ({ text: 0, done: 0, tools: 0, errors: 0, items: 0, firstError: null });
 
-async function llmstreamEvents(ctx: MethodContext): Promise<MethodResult> {
+async function wirefoldEvents(ctx: MethodContext): Promise<MethodResult> {
   const t = newTally();
-  await pipe(await bodyOf(ctx), createStream({ ...llmstreamOptions(ctx.dialect), output: 'events' }), eventSink(t));
+  await pipe(await bodyOf(ctx), createStream({ ...wirefoldOptions(ctx.dialect), output: 'events' }), eventSink(t));
   checkTally(t, ctx.stats);
   return { items: t.items };
 }
 
-async function llmstreamFinal(ctx: MethodContext): Promise<MethodResult> {
+async function wirefoldFinal(ctx: MethodContext): Promise<MethodResult> {
   const t = newTally();
-  await pipe(await bodyOf(ctx), createStream({ ...llmstreamOptions(ctx.dialect), output: 'final' }), finalSink(t));
+  await pipe(await bodyOf(ctx), createStream({ ...wirefoldOptions(ctx.dialect), output: 'final' }), finalSink(t));
   checkTally(t, ctx.stats);
   return { items: t.items };
 }
 
 /** The same fused stage with the raw-text fast path switched off (internal switch): every payload goes through JSON.parse. */
-async function llmstreamFinalNoFast(ctx: MethodContext): Promise<MethodResult> {
+async function wirefoldFinalNoFast(ctx: MethodContext): Promise<MethodResult> {
   const t = newTally();
-  const options = { ...llmstreamOptions(ctx.dialect), output: 'final' as const, fastPath: false };
+  const options = { ...wirefoldOptions(ctx.dialect), output: 'final' as const, fastPath: false };
   await pipe(await bodyOf(ctx), createStream(options), finalSink(t));
   checkTally(t, ctx.stats);
   return { items: t.items };
@@ -386,19 +386,19 @@ async function llmstreamFinalNoFast(ctx: MethodContext): Promise<MethodResult> {
  * The fused stage behind three Transforms that pass each chunk on untouched:
  * the stream hops the separate stages add, without their work (the chain
  * below has four Transforms where the fused one has one; readable-stream's,
- * like every llmstream stage).
+ * like every wirefold stage).
  */
-async function llmstreamFinalHops(ctx: MethodContext): Promise<MethodResult> {
+async function wirefoldFinalHops(ctx: MethodContext): Promise<MethodResult> {
   const t = newTally();
   const hop = (): Transform => new Transform({ objectMode: true, transform: (chunk: unknown, _enc, cb) => cb(null, chunk) });
-  await pipe(await bodyOf(ctx), hop(), hop(), hop(), createStream({ ...llmstreamOptions(ctx.dialect), output: 'final' }), finalSink(t));
+  await pipe(await bodyOf(ctx), hop(), hop(), hop(), createStream({ ...wirefoldOptions(ctx.dialect), output: 'final' }), finalSink(t));
   checkTally(t, ctx.stats);
   return { items: t.items };
 }
 
-async function llmstreamStages(ctx: MethodContext): Promise<MethodResult> {
+async function wirefoldStages(ctx: MethodContext): Promise<MethodResult> {
   const t = newTally();
-  const { dialect, framing } = llmstreamOptions(ctx.dialect);
+  const { dialect, framing } = wirefoldOptions(ctx.dialect);
   await pipe(
     await bodyOf(ctx),
     framing === 'sse' ? sseFramer() : jsonArrayFramer(),
@@ -420,7 +420,7 @@ export const METHODS: Method[] = [
   { id: 'floor-array', label: 'floor: TextDecoder + depth scanner + JSON.parse', group: 'floor', applies: (d) => d === 'gemini-json-array', run: floorJsonArray },
   { id: 'eventsource-parser', label: 'eventsource-parser + JSON.parse', group: 'framing', applies: isSse, run: eventsourceParser },
   { id: 'stream-json', label: 'stream-json parser + StreamArray', group: 'framing', applies: (d) => d === 'gemini-json-array', run: streamJson },
-  { id: 'llmstream-framer', label: 'llmstream framer stage + JSON.parse', group: 'framing', applies: () => true, run: llmstreamFramer },
+  { id: 'wirefold-framer', label: 'wirefold framer stage + JSON.parse', group: 'framing', applies: () => true, run: wirefoldFramer },
   { id: 'openai-chat-raw', label: 'openai SDK: iterate chunks', group: 'sdk-raw', applies: (d, s) => OPENAI_CHAT_LIKE.includes(d) && single(s), run: openaiChatRaw },
   { id: 'openai-chat-final', label: 'openai SDK: finalChatCompletion()', group: 'sdk-final', applies: (d, s) => OPENAI_CHAT_LIKE.includes(d) && single(s), run: openaiChatFinal },
   { id: 'openai-responses-raw', label: 'openai SDK: iterate Responses events', group: 'sdk-raw', applies: (d, s) => d === 'openai-responses' && single(s), run: openaiResponsesRaw },
@@ -429,11 +429,11 @@ export const METHODS: Method[] = [
   { id: 'anthropic-final', label: '@anthropic-ai/sdk: finalMessage()', group: 'sdk-final', applies: (d, s) => d === 'anthropic-messages' && single(s), run: anthropicFinal },
   { id: 'genai-raw', label: '@google/genai: generateContentStream', group: 'sdk-raw', applies: (d, s) => d === 'gemini-sse' && single(s), slow: true, run: genaiRaw },
   { id: 'vercel', label: 'Vercel AI SDK: streamText fullStream', group: 'vercel', applies: (d, s) => ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini-sse'].includes(d) && single(s), slow: true, run: vercel },
-  { id: 'llmstream-events', label: "llmstream createStream({output:'events'})", group: 'llmstream', applies: () => true, run: llmstreamEvents },
-  { id: 'llmstream-final', label: "llmstream createStream({output:'final'})", group: 'llmstream', applies: () => true, run: llmstreamFinal },
-  { id: 'llmstream-final-nofast', label: "llmstream createStream({output:'final'}), raw-text fast path off", group: 'llmstream', applies: () => true, run: llmstreamFinalNoFast },
-  { id: 'llmstream-final-hops', label: "llmstream createStream({output:'final'}) behind 3 pass-through Transforms", group: 'llmstream', applies: (_d, s) => single(s), run: llmstreamFinalHops },
-  { id: 'llmstream-stages', label: 'llmstream separate stages in stream.pipeline (final)', group: 'llmstream', applies: () => true, run: llmstreamStages },
+  { id: 'wirefold-events', label: "wirefold createStream({output:'events'})", group: 'wirefold', applies: () => true, run: wirefoldEvents },
+  { id: 'wirefold-final', label: "wirefold createStream({output:'final'})", group: 'wirefold', applies: () => true, run: wirefoldFinal },
+  { id: 'wirefold-final-nofast', label: "wirefold createStream({output:'final'}), raw-text fast path off", group: 'wirefold', applies: () => true, run: wirefoldFinalNoFast },
+  { id: 'wirefold-final-hops', label: "wirefold createStream({output:'final'}) behind 3 pass-through Transforms", group: 'wirefold', applies: (_d, s) => single(s), run: wirefoldFinalHops },
+  { id: 'wirefold-stages', label: 'wirefold separate stages in stream.pipeline (final)', group: 'wirefold', applies: () => true, run: wirefoldStages },
 ];
 
 export function methodsFor(dialect: FixtureDialect, shape: FixtureStats['shape']): Method[] {

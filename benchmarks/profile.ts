@@ -12,7 +12,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createStream } from '../lib/pipeline/create-stream.js';
-import { llmstreamOptions, type FixtureStats } from './generate.js';
+import { wirefoldOptions, type FixtureStats } from './generate.js';
 
 interface ProfileNode {
   id: number;
@@ -113,7 +113,7 @@ async function run(argv: string[]): Promise<void> {
     let n = 0;
     await (pipeline as unknown as (...s: unknown[]) => Promise<void>)(
       new Response(body).body,
-      createStream({ ...llmstreamOptions(stats.dialect), output: mode }),
+      createStream({ ...wirefoldOptions(stats.dialect), output: mode }),
       new Writable({
         objectMode: true,
         write(_x, _e, cb) {

@@ -48,15 +48,15 @@ const DIALECT_TITLE: Record<FixtureDialect, string> = {
 export const ROWS: { id: string; title: string; ids: string[] }[] = [
   { id: 'floor', title: 'floor: TextDecoder + indexOf framing (JSON array: depth scanner) + JSON.parse', ids: ['floor', 'floor-array'] },
   { id: 'framing', title: 'eventsource-parser + JSON.parse (JSON array: stream-json parser + StreamArray)', ids: ['eventsource-parser', 'stream-json'] },
-  { id: 'llmstream-framer', title: 'llmstream framer stage + JSON.parse (framing only)', ids: ['llmstream-framer'] },
+  { id: 'wirefold-framer', title: 'wirefold framer stage + JSON.parse (framing only)', ids: ['wirefold-framer'] },
   { id: 'sdk-raw', title: 'official SDK, iterate raw events', ids: ['openai-chat-raw', 'openai-responses-raw', 'anthropic-raw', 'genai-raw'] },
   { id: 'sdk-final', title: 'official SDK, accumulate final (finalChatCompletion / finalResponse / finalMessage)', ids: ['openai-chat-final', 'openai-responses-final', 'anthropic-final'] },
   { id: 'vercel', title: 'Vercel AI SDK streamText fullStream', ids: ['vercel'] },
-  { id: 'llmstream-events', title: "**llmstream** createStream({ output: 'events' })", ids: ['llmstream-events'] },
-  { id: 'llmstream-final', title: "**llmstream** createStream({ output: 'final' })", ids: ['llmstream-final'] },
-  { id: 'llmstream-final-nofast', title: "llmstream createStream({ output: 'final' }) with the raw-text fast path off (every payload JSON.parsed)", ids: ['llmstream-final-nofast'] },
-  { id: 'llmstream-final-hops', title: "llmstream createStream({ output: 'final' }) behind 3 pass-through Transforms (the separate stages' stream hops, none of their work)", ids: ['llmstream-final-hops'] },
-  { id: 'llmstream-stages', title: '**llmstream** separate stages in stream.pipeline → final', ids: ['llmstream-stages'] },
+  { id: 'wirefold-events', title: "**wirefold** createStream({ output: 'events' })", ids: ['wirefold-events'] },
+  { id: 'wirefold-final', title: "**wirefold** createStream({ output: 'final' })", ids: ['wirefold-final'] },
+  { id: 'wirefold-final-nofast', title: "wirefold createStream({ output: 'final' }) with the raw-text fast path off (every payload JSON.parsed)", ids: ['wirefold-final-nofast'] },
+  { id: 'wirefold-final-hops', title: "wirefold createStream({ output: 'final' }) behind 3 pass-through Transforms (the separate stages' stream hops, none of their work)", ids: ['wirefold-final-hops'] },
+  { id: 'wirefold-stages', title: '**wirefold** separate stages in stream.pipeline → final', ids: ['wirefold-stages'] },
 ];
 
 export function rowOf(methodId: string): string | undefined {
@@ -124,10 +124,10 @@ export function targetChecks(outputs: WorkerOutput[], chunkSizes: number[]): Tar
   for (const o of outputs) {
     for (const cs of chunkSizes) {
       const name = `${o.stats.dialect} ${o.stats.shape}`;
-      const final = find(o, cs, ['llmstream-final']);
+      const final = find(o, cs, ['wirefold-final']);
       const floor = floorOf(o, cs);
       if (final === undefined || final.error !== null) {
-        checks.push({ fixture: name, chunkSize: cs, target: 'llmstream final runs and checks out', value: final?.error ?? 'missing', pass: false });
+        checks.push({ fixture: name, chunkSize: cs, target: 'wirefold final runs and checks out', value: final?.error ?? 'missing', pass: false });
         continue;
       }
       if (floor !== undefined && floor.error === null) {
@@ -145,16 +145,16 @@ export function targetChecks(outputs: WorkerOutput[], chunkSizes: number[]): Tar
         const r = final.mbps / vercel.mbps;
         checks.push({ fixture: name, chunkSize: cs, target: 'final ≥ 15× Vercel AI SDK', value: `${fmt(r, 1)}×`, pass: r >= 15 });
       }
-      const stages = find(o, cs, ['llmstream-stages']);
+      const stages = find(o, cs, ['wirefold-stages']);
       if (stages !== undefined && stages.error === null) {
         const r = stages.medianMs / final.medianMs;
         checks.push({ fixture: name, chunkSize: cs, target: 'separate stages within 1.3× of fused (time ratio)', value: `${fmt(r, 2)}×`, pass: r <= 1.3 });
-        const hops = find(o, cs, ['llmstream-final-hops']);
+        const hops = find(o, cs, ['wirefold-final-hops']);
         if (hops !== undefined && hops.error === null) {
           const q = hops.medianMs / final.medianMs;
           checks.push({ fixture: name, chunkSize: cs, target: '(info) fused behind 3 pass-through Transforms vs fused (what the hops alone cost)', value: `${fmt(q, 2)}×`, pass: null });
         }
-        const plain = find(o, cs, ['llmstream-final-nofast']);
+        const plain = find(o, cs, ['wirefold-final-nofast']);
         if (plain !== undefined && plain.error === null) {
           const q = stages.medianMs / plain.medianMs;
           checks.push({ fixture: name, chunkSize: cs, target: '(info) separate stages vs fused with the fast path off', value: `${fmt(q, 2)}×`, pass: null });
@@ -171,28 +171,28 @@ export function targetChecks(outputs: WorkerOutput[], chunkSizes: number[]): Tar
 const COLORS: Record<string, string> = {
   floor: '#7f7f7f',
   framing: '#bcbd22',
-  'llmstream-framer': '#dbdb8d',
+  'wirefold-framer': '#dbdb8d',
   'sdk-raw': '#ff9896',
   'sdk-final': '#d62728',
   vercel: '#9467bd',
-  'llmstream-events': '#aec7e8',
-  'llmstream-final': '#1f77b4',
-  'llmstream-final-nofast': '#6b8fb3',
-  'llmstream-final-hops': '#9edae5',
-  'llmstream-stages': '#17becf',
+  'wirefold-events': '#aec7e8',
+  'wirefold-final': '#1f77b4',
+  'wirefold-final-nofast': '#6b8fb3',
+  'wirefold-final-hops': '#9edae5',
+  'wirefold-stages': '#17becf',
 };
 const SHORT: Record<string, string> = {
   floor: 'floor (indexOf framing + JSON.parse)',
   framing: 'eventsource-parser / stream-json',
-  'llmstream-framer': 'llmstream framer + JSON.parse',
+  'wirefold-framer': 'wirefold framer + JSON.parse',
   'sdk-raw': 'official SDK, raw events',
   'sdk-final': 'official SDK, final accumulate',
   vercel: 'Vercel AI SDK streamText',
-  'llmstream-events': 'llmstream events',
-  'llmstream-final': 'llmstream final',
-  'llmstream-final-nofast': 'llmstream final, fast path off',
-  'llmstream-final-hops': 'llmstream final + 3 pass-through hops',
-  'llmstream-stages': 'llmstream separate stages',
+  'wirefold-events': 'wirefold events',
+  'wirefold-final': 'wirefold final',
+  'wirefold-final-nofast': 'wirefold final, fast path off',
+  'wirefold-final-hops': 'wirefold final + 3 pass-through hops',
+  'wirefold-stages': 'wirefold separate stages',
 };
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -239,7 +239,7 @@ export function svgChart(outputs: WorkerOutput[], chunkSize: number, title: stri
       parts.push(
         `<rect x="${x}" y="${yy.toFixed(1)}" width="${barW - 2}" height="${(top + plotH - yy).toFixed(1)}" fill="${COLORS[row.id]}"><title>${esc(`${DIALECT_TITLE[o.stats.dialect]} — ${rec.label}: ${rec.mbps.toFixed(1)} MB/s`)}</title></rect>`,
       );
-      if (row.id === 'llmstream-final' || row.id === 'floor') {
+      if (row.id === 'wirefold-final' || row.id === 'floor') {
         parts.push(`<text x="${x + (barW - 2) / 2}" y="${(yy - 3).toFixed(1)}" text-anchor="middle" font-size="9" fill="#222">${rec.mbps.toFixed(0)}</text>`);
       }
     });

@@ -261,11 +261,11 @@ async function main(argv: string[]): Promise<void> {
     // finished, incremental marking and pause, ~30 ms into the next run, and with one every
     // two runs it fell on the same method round after round (Interactions at 64 KiB, fused
     // then separate stages: 2-3 of 25 runs against 13-16 of 25; either alone: 9-12 of 25).
-    // The floor and llmstream's methods, whose ratios are the targets, run the same rounds:
+    // The floor and wirefold's methods, whose ratios are the targets, run the same rounds:
     // while one of them needs more, all of them run, so that none has its median taken over
     // a stretch of the host's drift (runs late in a worker were up to 2x faster) the others missed.
     const timed = (s: (typeof state)[number]): number => s.times.reduce((a, b) => a + b, 0);
-    const compared = (s: (typeof state)[number]): boolean => s.m.group === 'floor' || s.m.group === 'llmstream';
+    const compared = (s: (typeof state)[number]): boolean => s.m.group === 'floor' || s.m.group === 'wirefold';
     const random = new Rng(chunkSize); // (seeded: a rerun makes the same orders)
     for (let round = 0; round < maxRuns; round++) {
       const wants = (s: (typeof state)[number]): boolean => s.error === null && (round < runs || timed(s) < minTimedMs);

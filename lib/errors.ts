@@ -1,10 +1,10 @@
 /**
- * One error class for everything llmstream reports, with a closed code union.
+ * One error class for everything wirefold reports, with a closed code union.
  * Fatal problems destroy the stream with one of these; recoverable ones become
  * `error` events that carry the same codes.
  */
 
-/** Every error code llmstream produces. */
+/** Every error code wirefold produces. */
 export type ErrorCode =
   // framing
   | 'frame_too_large'
@@ -47,7 +47,7 @@ export interface StreamErrorOptions {
   cause?: unknown;
 }
 
-/** Base class of every error llmstream throws or destroys a stream with. */
+/** Base class of every error wirefold throws or destroys a stream with. */
 export class StreamError extends Error {
   /** One of ErrorCode, or a provider's own code for errors raised from provider `error` events in strict mode. */
   readonly code: ErrorCode | (string & {});

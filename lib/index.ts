@@ -1,4 +1,4 @@
-/** llmstream: LLM provider streams → one unified event vocabulary → final results. */
+/** wirefold: LLM provider streams → one unified event vocabulary → final results. */
 
 // The vocabularies
 export type {

@@ -10,14 +10,14 @@ import { repoRoot } from './helpers/corpus.js';
 
 const run = runCli;
 
-const dir = mkdtempSync(join(tmpdir(), 'llmstream-cli-'));
+const dir = mkdtempSync(join(tmpdir(), 'wirefold-cli-'));
 const sse = join(dir, 'a.sse');
 writeFileSync(sse, 'event: x\ndata: {"a":1}\n\ndata: [DONE]\n\n');
 
 t.test('--help prints usage and exits 0', async (t) => {
   const r = await run(['--help']);
   t.equal(r.code, 0);
-  t.match(r.stdout, /Usage: llmstream/);
+  t.match(r.stdout, /Usage: wirefold/);
   t.match(r.stdout, /--out <mode>/);
 });
 
@@ -73,7 +73,7 @@ t.test('--framing forces a framing; --positions adds offsets', async (t) => {
 t.test('an unknown option exits 2 with a one-line message, no stack trace', async (t) => {
   const r = await run(['--bogus']);
   t.equal(r.code, 2);
-  t.match(r.stderr, /^llmstream: Unknown option '--bogus'/);
+  t.match(r.stderr, /^wirefold: Unknown option '--bogus'/);
   t.notMatch(r.stderr, /\n\s+at /);
   const bad = await run(['--out', 'nope']);
   t.equal(bad.code, 2);
@@ -83,7 +83,7 @@ t.test('an unknown option exits 2 with a one-line message, no stack trace', asyn
 t.test('an unreadable file exits 2 with a one-line message', async (t) => {
   const r = await run([join(dir, 'missing.sse')]);
   t.equal(r.code, 2);
-  t.match(r.stderr, /^llmstream: cannot read .*missing\.sse: no such file\n$/);
+  t.match(r.stderr, /^wirefold: cannot read .*missing\.sse: no such file\n$/);
   const d = await run([dir]);
   t.equal(d.code, 2);
   t.match(d.stderr, /is a directory/);
@@ -93,11 +93,11 @@ t.test('a fatal framing error in frames mode: frames first, then a one-line mess
   const r = await run(['--out', 'frames'], '[{"a":1} junk');
   t.equal(r.code, 1);
   t.equal(r.stdout.trim(), JSON.stringify({ event: 'message', data: '{"a":1}', id: '' }));
-  t.match(r.stderr, /^llmstream: stdin: invalid JSON array at byte 9: expected ',' or '\]', found "j"\n$/);
+  t.match(r.stderr, /^wirefold: stdin: invalid JSON array at byte 9: expected ',' or '\]', found "j"\n$/);
 });
 
 t.test('the bin runs as a real process (built dist)', async (t) => {
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'llmstream.js'), '--out', 'frames', sse]);
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'wirefold.js'), '--out', 'frames', sse]);
   const chunks: Buffer[] = [];
   child.stdout.on('data', (b: Buffer) => chunks.push(b));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -135,7 +135,7 @@ t.test('--strict: the first error event ends the run with exit 1 and a one-line 
   t.match(lenient.stdout, /"code":"overloaded_error"/);
   const strict = await run(['--strict', file]);
   t.equal(strict.code, 1);
-  t.match(strict.stderr, /^llmstream: .*overloaded-error\.sse: overloaded_error at byte \d+ \(frame \d+\): .+\n$/);
+  t.match(strict.stderr, /^wirefold: .*overloaded-error\.sse: overloaded_error at byte \d+ \(frame \d+\): .+\n$/);
   t.notMatch(strict.stdout, /"at":/, 'positions stay out of the output unless asked for');
 });
 
@@ -152,7 +152,7 @@ t.test('an input that is not a stream (an HTML error page) is an error event, no
   t.match(JSON.parse(final.stdout), { stopReason: 'error', errors: [{ code: 'not_a_stream' }] });
   const strict = await run(['--strict'], page);
   t.equal(strict.code, 1);
-  t.match(strict.stderr, `llmstream: stdin: not_a_stream at byte 0 (frame 0): no stream event in ${page.length} bytes of input`);
+  t.match(strict.stderr, `wirefold: stdin: not_a_stream at byte 0 (frame 0): no stream event in ${page.length} bytes of input`);
 });
 
 t.test('--out text: error events go to stderr, one line each, as they come; the text stays on stdout', async (t) => {
@@ -160,10 +160,10 @@ t.test('--out text: error events go to stderr, one line each, as they come; the 
   const r = await run(['--out', 'text', file]);
   t.equal(r.code, 0, 'lenient: exit 0');
   t.equal(r.stdout, 'Once upon a\n');
-  t.equal(r.stderr, `llmstream: ${file}: overloaded_error: Overloaded\n`);
+  t.equal(r.stderr, `wirefold: ${file}: overloaded_error: Overloaded\n`);
   const page = await run(['--out', 'text'], '<html>502</html>\n');
   t.equal(page.stdout, '\n', 'the failed response ends with its newline');
-  t.match(page.stderr, /^llmstream: stdin: not_a_stream: no stream event in 17 bytes of input/);
+  t.match(page.stderr, /^wirefold: stdin: not_a_stream: no stream event in 17 bytes of input/);
   t.equal(page.stderr.split('\n').length, 2, 'one line');
   const strict = await run(['--out', 'text', '--strict', file]);
   t.equal(strict.code, 1);
@@ -172,11 +172,11 @@ t.test('--out text: error events go to stderr, one line each, as they come; the 
   t.equal(events.stderr, '', 'in the JSON modes errors are in the output, not on stderr');
   const frames = await run(['--out', 'frames'], '<html>502</html>\n');
   t.equal(frames.stdout, '', '--out frames: no frame');
-  t.match(frames.stderr, /^llmstream: stdin: not_a_stream: no stream event in 17 bytes of input: the line at byte 0 is not an SSE field/);
+  t.match(frames.stderr, /^wirefold: stdin: not_a_stream: no stream event in 17 bytes of input: the line at byte 0 is not an SSE field/);
 });
 
 t.test('--audio-out writes each response\'s audio to its own file', async (t) => {
-  const out = mkdtempSync(join(tmpdir(), 'llmstream-audio-'));
+  const out = mkdtempSync(join(tmpdir(), 'wirefold-audio-'));
   const r = await run(['--out', 'final', '--audio-out', out, fx('gemini-live/audio-transcript.json')]);
   t.equal(r.code, 0);
   const finals = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
@@ -202,7 +202,7 @@ t.test('--progress draws a bar on stderr; not by default on a non-TTY', async (t
 });
 
 t.test('--out text streams: text reaches stdout through a pipe before the input ends', async (t) => {
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'llmstream.js'), '--out', 'text']);
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'wirefold.js'), '--out', 'text']);
   const first =
     'data: {"id":"c","object":"chat.completion.chunk","model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hello"}}]}\n\n';
   const rest =
@@ -295,7 +295,7 @@ t.test('stdout closed by its reader: the run stops quietly with exit 0 and reads
 });
 
 t.test('the bin: a reader that stops early (| head -1) ends it with exit 0 and no message', async (t) => {
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'llmstream.js'), '--out', 'frames', '-']);
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'wirefold.js'), '--out', 'frames', '-']);
   const errs: Buffer[] = [];
   child.stderr.on('data', (b: Buffer) => errs.push(b));
   child.stdout.once('data', () => child.stdout.destroy()); // the reader goes away after its first line
@@ -327,8 +327,8 @@ t.test('a source that fails mid-read: what came before is out, then a one-line m
   const r = await mainWith(['--out', 'text'], failing(), out);
   t.equal(r.code, 2);
   t.equal(Buffer.concat(got).toString(), 'Hi');
-  t.equal(r.stderr, 'llmstream: cannot read stdin: EIO\n');
+  t.equal(r.stderr, 'wirefold: cannot read stdin: EIO\n');
   const d = await mainWith(['doctor'], failing(), new Writable({ write: (_c, _e, cb) => cb() }));
   t.equal(d.code, 2, 'doctor too');
-  t.equal(d.stderr, 'llmstream: cannot read stdin: EIO\n');
+  t.equal(d.stderr, 'wirefold: cannot read stdin: EIO\n');
 });

@@ -133,7 +133,7 @@ t.test('Gemini: repeated usageMetadata (naive sum vs right) and signatures at ri
   );
   t.match(r.stdout, `    warning signature_on_function_call at byte ${second} (frame 1): thoughtSignature on 1 functionCall part`);
   t.match(r.stdout, `    warning signature_on_empty_part at byte ${third} (frame 2): thoughtSignature on 1 part with empty text`);
-  t.match(r.stdout, '    usage: input 10, output 9, total 19\n', 'llmstream itself reports the right usage');
+  t.match(r.stdout, '    usage: input 10, output 9, total 19\n', 'wirefold itself reports the right usage');
   t.match(r.stdout, '  result: 0 errors, 3 warnings\n');
 });
 

@@ -1,4 +1,4 @@
-/** Command-line parsing for bin/llmstream: one normalised options object, clear one-line errors. */
+/** Command-line parsing for bin/wirefold: one normalised options object, clear one-line errors. */
 import { parseArgs } from 'node:util';
 import type { DialectOption } from '../events.js';
 import { FRAMING_OPTIONS, type FramingOption } from '../framing/detect.js';
@@ -26,8 +26,8 @@ export class UsageError extends Error {
 
 const OUTS: CliOut[] = ['frames', 'events', 'final', 'text'];
 
-export const USAGE = `Usage: llmstream [options] [file ...]
-       llmstream doctor [file ...]
+export const USAGE = `Usage: wirefold [options] [file ...]
+       wirefold doctor [file ...]
 
 Reads LLM provider streams (SSE, Gemini JSON arrays, NDJSON / WebSocket logs)
 from the files in order, or standard input when none is given or for "-", and

@@ -1,5 +1,5 @@
 /**
- * llmstream doctor: reads each input (stdin for `-`), prints a short report
+ * wirefold doctor: reads each input (stdin for `-`), prints a short report
  * per input and per response (lib/doctor does the analysis), and exits 1 when
  * any anomaly is an error. Unreadable files never get here (main checks them
  * first and exits 2); a read error mid-way also exits 2.
@@ -51,7 +51,7 @@ export async function doctor(opts: CliOptions, io: CliIO): Promise<number> {
       report = await examine(file, opts, io);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      io.stderr.write(`llmstream: cannot read ${file === '-' ? 'stdin' : file}: ${code ?? (err as Error).message}\n`);
+      io.stderr.write(`wirefold: cannot read ${file === '-' ? 'stdin' : file}: ${code ?? (err as Error).message}\n`);
       return 2;
     }
     reports.push(report);

@@ -1,7 +1,7 @@
 /**
- * The llmstream command: the same fused pipeline as createStream, for Unix
+ * The wirefold command: the same fused pipeline as createStream, for Unix
  * pipes and log reprocessing. `main` takes its streams as arguments so tests
- * can run it in-process; bin/llmstream.js only calls it.
+ * can run it in-process; bin/wirefold.js only calls it.
  */
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
@@ -29,8 +29,8 @@ export interface CliIO {
   stdinIsTTY?: boolean;
 }
 
-/** Told on stderr before reading a terminal: a bare `llmstream` would otherwise wait in silence. */
-export const TERMINAL_HINT = "llmstream: reading standard input from the terminal (end it with Ctrl-D; 'llmstream --help' for usage)\n";
+/** Told on stderr before reading a terminal: a bare `wirefold` would otherwise wait in silence. */
+export const TERMINAL_HINT = "wirefold: reading standard input from the terminal (end it with Ctrl-D; 'wirefold --help' for usage)\n";
 
 type Item = Frame | UnifiedEvent | FinalResult | string;
 
@@ -146,7 +146,7 @@ function progressFor(file: string, opts: CliOptions, io: CliIO): Progress | null
 async function runFile(file: string, index: number, opts: CliOptions, io: CliIO): Promise<number | null> {
   const name = file === '-' ? 'stdin' : file;
   const stage = makeStage(opts, file, index, (ev) => {
-    io.stderr.write(`llmstream: ${name}: ${errorFromEvent(ev).message}\n`);
+    io.stderr.write(`wirefold: ${name}: ${errorFromEvent(ev).message}\n`);
   });
   const progress = progressFor(file, opts, io);
   const format = formatter(opts);
@@ -175,11 +175,11 @@ async function runFile(file: string, index: number, opts: CliOptions, io: CliIO)
     progress?.done();
     await flush();
     if (err instanceof StreamError) {
-      io.stderr.write(`llmstream: ${name}: ${err.message}\n`);
+      io.stderr.write(`wirefold: ${name}: ${err.message}\n`);
       return 1;
     }
     const code = (err as NodeJS.ErrnoException).code;
-    io.stderr.write(`llmstream: cannot read ${name}: ${code ?? (err as Error).message}\n`);
+    io.stderr.write(`wirefold: cannot read ${name}: ${code ?? (err as Error).message}\n`);
     return 2;
   }
   return null;
@@ -191,7 +191,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     opts = parseCli(argv);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr.write(`llmstream: ${err.message}\nTry 'llmstream --help'.\n`);
+      io.stderr.write(`wirefold: ${err.message}\nTry 'wirefold --help'.\n`);
       return 2;
     }
     throw err;
@@ -207,7 +207,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   for (const file of opts.files) {
     const problem = checkReadable(file);
     if (problem !== null) {
-      io.stderr.write(`llmstream: ${problem}\n`);
+      io.stderr.write(`wirefold: ${problem}\n`);
       return 2;
     }
   }

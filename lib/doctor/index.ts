@@ -1,4 +1,4 @@
-/** The analysis behind `llmstream doctor` (pure: the caller reads the bytes and prints the text). */
+/** The analysis behind `wirefold doctor` (pure: the caller reads the bytes and prints the text). */
 export { createDiagnosis, type Diagnosis, type DiagnoseOptions } from './diagnose.js';
 export { formatReport, formatTotal, type FormatOptions } from './format.js';
 export {

@@ -1,4 +1,4 @@
-/** What `llmstream doctor` finds in one input: plain data, built by diagnose.ts, printed by format.ts. */
+/** What `wirefold doctor` finds in one input: plain data, built by diagnose.ts, printed by format.ts. */
 import type { DialectName, Position, StopReason, Usage } from '../events.js';
 import type { FramingName } from '../framing/detect.js';
 

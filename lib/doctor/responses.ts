@@ -51,7 +51,7 @@ export function errorAnomaly(ev: ErrorEvent, endAt: Position | null): Anomaly {
       break;
     }
     default:
-      // Every other code on an error event is the provider's own (or llmstream's `provider_error` fallback).
+      // Every other code on an error event is the provider's own (or wirefold's `provider_error` fallback).
       a = anomaly('provider_error', `${ev.code}: ${quote(ev.message)}${ev.terminal ? '' : ' (not terminal)'}`, at);
   }
   if (endAt !== null) a.atEnd = true;

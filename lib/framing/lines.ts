@@ -123,7 +123,7 @@ export function createLineSplitter(
 
   /**
    * Reads buf[from, len): `consumed` is the offset of buf[0]; `hold` false
-   * while reading held bytes alone; `own` when buf is llmstream's (no copy to hold it).
+   * while reading held bytes alone; `own` when buf is wirefold's (no copy to hold it).
    */
   function scan(buf: Buffer, from: number, hold: boolean, own: boolean): void {
     const len = buf.length;

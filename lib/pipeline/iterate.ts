@@ -11,7 +11,7 @@ import type { Chunk } from '../framing/bytes.js';
 import { createOutputStage, type CreateStreamOptions } from './create-stream.js';
 
 /**
- * Anything llmstream can read bytes from. A fetch Response is read for its
+ * Anything wirefold can read bytes from. A fetch Response is read for its
  * body whatever its status: an error body gives its error events (a JSON
  * error, or not_a_stream for an HTML page). When its status is not 2xx and
  * the body gave no error (an empty 401, say), an `http_error` ends the output.
@@ -22,7 +22,7 @@ export type ByteSource =
   | ReadableStream<Uint8Array>
   | ResponseLike;
 
-/** What llmstream reads of a fetch Response (the status fields are optional: any object with a web stream `body` will do). */
+/** What wirefold reads of a fetch Response (the status fields are optional: any object with a web stream `body` will do). */
 export interface ResponseLike {
   body: ReadableStream<Uint8Array> | null;
   ok?: boolean;
@@ -134,7 +134,7 @@ async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGene
   }
 }
 
-/** Throws for a source llmstream cannot read, at the call (a generator would only fail at its first read, as a source_error). */
+/** Throws for a source wirefold cannot read, at the call (a generator would only fail at its first read, as a source_error). */
 function checkSource(source: unknown): void {
   const s = source as { [Symbol.asyncIterator]?: unknown; [Symbol.iterator]?: unknown; body?: unknown } | null;
   const readable =

@@ -1,8 +1,8 @@
 /**
- * The one adapter from a pure Stage to a Node Transform (readable-stream).
+ * The one adapter from a pure Stage to a Node Transform (node:stream).
  * Every public stage factory goes through here.
  */
-import { Transform } from 'readable-stream';
+import { Transform } from 'node:stream';
 import type { Stage } from '../stage.js';
 import { optionsObject } from '../options.js';
 
@@ -34,7 +34,7 @@ function isConsumerAware(stage: object): stage is ConsumerAwareStage {
  *
  * Piped straight into another StageTransform that is its only consumer, it
  * runs that one's stage itself: each item goes to the next stage's `push` as
- * it is emitted, with no stream hop between llmstream's stages (one per chunk
+ * it is emitted, with no stream hop between wirefold's stages (one per chunk
  * each when they handed on a batch per chunk: the four separate stages took
  * 5-22 % more instructions a run than they do now), and the chain's
  * backpressure is the last stage's readable side (the first one holds its

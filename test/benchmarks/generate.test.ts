@@ -6,7 +6,7 @@ import {
   formatSize,
   generateChunks,
   generateToBuffer,
-  llmstreamOptions,
+  wirefoldOptions,
   parseSize,
   replayChunks,
   type FixtureStats,
@@ -70,7 +70,7 @@ t.test('replayChunks repeats a log segment and multiplies the expectations', asy
   t.ok(chunks.every((c) => c.length <= 4096));
 });
 
-/** What llmstream finds in a fixture, in the generator's terms. */
+/** What wirefold finds in a fixture, in the generator's terms. */
 function tally(events: UnifiedEvent[]) {
   const s = { starts: 0, done: 0, textDeltas: 0, textChars: 0, reasoningChars: 0, toolCalls: 0, toolArgChars: 0, errors: [] as string[], firstText: 0 };
   for (const e of events) {
@@ -103,13 +103,13 @@ function tally(events: UnifiedEvent[]) {
   return s;
 }
 
-t.test('llmstream decodes every generated fixture into the expected events', async (t) => {
+t.test('wirefold decodes every generated fixture into the expected events', async (t) => {
   for (const dialect of FIXTURE_DIALECTS) {
     for (const shape of FIXTURE_SHAPES) {
       const size = shape === 'single' ? 200 * 1024 : 400 * 1024;
       const { data, stats } = generateToBuffer({ dialect, shape, size, seed: 3 });
       const name = `${dialect} ${shape}`;
-      const whole = tally(decodeAll([data], llmstreamOptions(dialect)));
+      const whole = tally(decodeAll([data], wirefoldOptions(dialect)));
       t.same(whole.errors, [], `${name}: no error events`);
       t.equal(whole.starts, stats.responses, `${name}: one start per response`);
       t.equal(whole.done, stats.responses, `${name}: one done per response`);
@@ -121,7 +121,7 @@ t.test('llmstream decodes every generated fixture into the expected events', asy
       t.equal(whole.firstText, stats.firstResponseTextChars, `${name}: first response's text`);
       if (shape === 'log') t.ok(stats.responses > 3, `${name}: a log holds many responses`);
       // 1.5 KiB cuts land inside code points, CRLF pairs and field names: same result
-      const cut = tally(decodeAll(generateChunks({ dialect, shape, size, seed: 3 }, 1536), llmstreamOptions(dialect)));
+      const cut = tally(decodeAll(generateChunks({ dialect, shape, size, seed: 3 }, 1536), wirefoldOptions(dialect)));
       t.same(cut, whole, `${name}: same events at 1.5 KiB chunks`);
     }
   }

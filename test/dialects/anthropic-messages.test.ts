@@ -233,7 +233,7 @@ t.test('overloaded_error mid-stream: terminal error then done(error)', (t) => {
 t.test('missing message_stop: complete tool call and usage owed, then incomplete_stream', (t) => {
   const events = decode(fixture(`${DIALECT}/missing-message-stop.sse`));
   t.same(events.slice(-4), [
-    { type: 'tool_call_done', index: 0, id: 'toolu_01LookupWhole0000000001', name: 'lookup', arguments: '{"q": "llmstream"}' },
+    { type: 'tool_call_done', index: 0, id: 'toolu_01LookupWhole0000000001', name: 'lookup', arguments: '{"q": "wirefold"}' },
     {
       type: 'usage',
       inputTokens: 500,

@@ -151,7 +151,7 @@ function line(s: Summary, started: number): string {
 
 /** Saves the failing case's bytes and description; returns the directory. */
 function saveReproducer(c: FuzzCase, problem: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `llmstream-fuzz-${c.seed}-${c.index}-`));
+  const dir = mkdtempSync(join(tmpdir(), `wirefold-fuzz-${c.seed}-${c.index}-`));
   writeFileSync(join(dir, 'input.bin'), c.bytes);
   const description = {
     seed: c.seed,

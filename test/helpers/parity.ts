@@ -2,13 +2,13 @@
 import type { Test } from 'tap';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 
-/** The SDK made exactly one request and llmstream did not throw. */
+/** The SDK made exactly one request and wirefold did not throw. */
 export function bothRan(tt: Test, requests: number, thrown: Error | null): void {
   tt.equal(requests, 1, 'the SDK made one request');
-  tt.equal(thrown, null, 'llmstream did not throw');
+  tt.equal(thrown, null, 'wirefold did not throw');
 }
 
-/** llmstream gave one final; returns it. */
+/** wirefold gave one final; returns it. */
 export function oneFinal(tt: Test, finals: FinalResult[]): FinalResult {
   tt.equal(finals.length, 1, 'one final');
   return finals[0]!;

@@ -1,8 +1,8 @@
 /**
- * Parity harness: the providers' own SDK helpers and llmstream read the same
+ * Parity harness: the providers' own SDK helpers and wirefold read the same
  * bytes. The SDKs get them through a mocked `fetch` whose Response body streams
  * the bytes in seeded random chunks (so their line decoders see real cuts);
- * llmstream reads the very same kind of Response through `finals()`.
+ * wirefold reads the very same kind of Response through `finals()`.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -190,7 +190,7 @@ export async function geminiChunks(bytes: Uint8Array, options: HttpOptions = {})
   return out;
 }
 
-/** llmstream's finals over the same kind of Response (same chunking), never throwing: a thrown error is returned. */
+/** wirefold's finals over the same kind of Response (same chunking), never throwing: a thrown error is returned. */
 export async function ourFinals(
   bytes: Uint8Array,
   dialect: DialectName,

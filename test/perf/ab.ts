@@ -8,7 +8,7 @@
 import { floorFor, runFloorSync } from '../../benchmarks/floor.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { llmstreamOptions, type FixtureStats } from '../../benchmarks/generate.js';
+import { wirefoldOptions, type FixtureStats } from '../../benchmarks/generate.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 
 const [baseDir, file] = [process.argv[2]!, process.argv[3]!];
@@ -17,7 +17,7 @@ const output = (process.argv[5] ?? 'final') as 'final' | 'events';
 const base = (await import(resolve(baseDir, 'lib/pipeline/create-stream.ts'))) as { createOutputStage: typeof createOutputStage };
 const data = readFileSync(file);
 const stats = JSON.parse(readFileSync(file + '.stats.json', 'utf8')) as FixtureStats;
-const opts = llmstreamOptions(stats.dialect);
+const opts = wirefoldOptions(stats.dialect);
 const chunks: Uint8Array[] = [];
 for (let i = 0; i < data.length; i += 65536) chunks.push(new Uint8Array(data.buffer, data.byteOffset + i, Math.min(65536, data.length - i)));
 

@@ -15,7 +15,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 import { createStream } from '../../lib/pipeline/create-stream.js';
-import { FIXTURE_DIALECTS, generateToBuffer, llmstreamOptions, type FixtureDialect, type FixtureShape, type FixtureStats } from '../../benchmarks/generate.js';
+import { FIXTURE_DIALECTS, generateToBuffer, wirefoldOptions, type FixtureDialect, type FixtureShape, type FixtureStats } from '../../benchmarks/generate.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -57,7 +57,7 @@ async function final(data: Buffer, dialect: FixtureDialect, stats: FixtureStats,
   const res = new Response(body(data));
   await (pipeline as unknown as (...s: unknown[]) => Promise<void>)(
     res.body,
-    create({ ...llmstreamOptions(dialect), output: 'final', ...extra }),
+    create({ ...wirefoldOptions(dialect), output: 'final', ...extra }),
     new Writable({
       objectMode: true,
       write(r: FinalResult, _e, cb) {

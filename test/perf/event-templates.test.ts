@@ -6,7 +6,7 @@
  * Buffer the caller refills. And they must really be taken.
  */
 import t, { type Test } from 'tap';
-import { FIXTURE_DIALECTS, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
+import { FIXTURE_DIALECTS, generateToBuffer, wirefoldOptions } from '../../benchmarks/generate.js';
 import { chunkings, fixedChunks } from '../helpers/chunks.js';
 import { run, type Config } from '../helpers/fast-path.js';
 import { MAX_EVENT_CHUNK } from '../../lib/dialects/fast/event-template.js';
@@ -115,7 +115,7 @@ const WORDS = ['Hello', ' world', ', caf\u00e9', ' \u6771\u4eac', ' \ud83d\ude42
 
 t.test('whole events are taken from the bytes (generated fixtures)', (t) => {
   for (const dialect of FIXTURE_DIALECTS) {
-    const options = llmstreamOptions(dialect);
+    const options = wirefoldOptions(dialect);
     if (options.framing !== 'sse') continue;
     const { data, stats } = generateToBuffer({ dialect, shape: 'single', size: 100_000, seed: 3 });
     const n = eventMatches(() => run([data], options, 'final', false, true));
@@ -363,7 +363,7 @@ t.test('final mode takes template text as wire bytes: every escape, split surrog
   await sameEverywhere(t, 'Anthropic, the same texts', anthropic(texts), { dialect: 'anthropic-messages' });
   // every SSE dialect's template text goes that way
   for (const dialect of FIXTURE_DIALECTS) {
-    const options = llmstreamOptions(dialect);
+    const options = wirefoldOptions(dialect);
     if (options.framing !== 'sse') continue;
     const { data, stats } = generateToBuffer({ dialect, shape: 'single', size: 100_000, seed: 4 });
     const n = await rawWrites(() => run([data], options, 'final', false, true));

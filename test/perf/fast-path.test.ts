@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import type { DialectOption, UnifiedEvent } from '../../lib/events.js';
-import { FIXTURE_DIALECTS, FIXTURE_SHAPES, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
+import { FIXTURE_DIALECTS, FIXTURE_SHAPES, generateToBuffer, wirefoldOptions } from '../../benchmarks/generate.js';
 import { corpusFiles, hasCorpus, repoRoot } from '../helpers/corpus.js';
 import { randomChunks } from '../helpers/chunks.js';
 import { parsedTexts, run, watchingJsonParse, type Config } from '../helpers/fast-path.js';
@@ -91,7 +91,7 @@ t.test('generated benchmark fixtures: fast path on = off', (t) => {
     for (const shape of FIXTURE_SHAPES) {
       for (const seed of [1, 2, 3]) {
         const { data } = generateToBuffer({ dialect, shape, size: 40_000, seed });
-        same(t, `${dialect}.${shape}#${seed}`, data, llmstreamOptions(dialect));
+        same(t, `${dialect}.${shape}#${seed}`, data, wirefoldOptions(dialect));
       }
     }
   }
@@ -101,7 +101,7 @@ t.test('generated benchmark fixtures: fast path on = off', (t) => {
 t.test('limits that trip on a text delta: fast path on = off (the final accumulator takes template text deltas directly)', (t) => {
   for (const dialect of FIXTURE_DIALECTS) {
     const { data, stats } = generateToBuffer({ dialect, shape: 'single', size: 40_000, seed: 4 });
-    const config = llmstreamOptions(dialect);
+    const config = wirefoldOptions(dialect);
     // text + reasoning is at least this many UTF-8 bytes: every one of these limits trips
     const chars = stats.textChars + stats.reasoningChars;
     for (const maxTextBytes of [1, Math.floor(chars / 3), Math.floor(chars / 2)]) {
@@ -175,8 +175,8 @@ t.test('the fast path is taken: most payloads of generated fixtures are never JS
   for (const dialect of FAST) {
     for (const shape of FIXTURE_SHAPES) {
       const { data } = generateToBuffer({ dialect, shape, size: 200_000, seed: 7 });
-      const off = payloadParses(data, llmstreamOptions(dialect), false);
-      const on = payloadParses(data, llmstreamOptions(dialect), true);
+      const off = payloadParses(data, wirefoldOptions(dialect), false);
+      const on = payloadParses(data, wirefoldOptions(dialect), true);
       t.ok(on < off * 0.5, `${dialect}.${shape}: ${on} payload parses with the fast path, ${off} without`);
     }
   }

@@ -6,7 +6,7 @@
  *   npx tsx test/perf/final-cost.ts /tmp/fx/anthropic-messages.single [runs]
  */
 import { readFileSync } from 'node:fs';
-import { llmstreamOptions, type FixtureStats } from '../../benchmarks/generate.js';
+import { wirefoldOptions, type FixtureStats } from '../../benchmarks/generate.js';
 import { createEventsStage } from '../../lib/pipeline/events-stage.js';
 import { createGuardedEventsStage, createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { chain, type Stage } from '../../lib/stage.js';
@@ -16,7 +16,7 @@ const file = process.argv[2]!;
 const runs = Number(process.argv[3] ?? 15);
 const data = readFileSync(file);
 const stats = JSON.parse(readFileSync(file + '.stats.json', 'utf8')) as FixtureStats;
-const opts = llmstreamOptions(stats.dialect);
+const opts = wirefoldOptions(stats.dialect);
 const chunks: Uint8Array[] = [];
 for (let i = 0; i < data.length; i += 65536) chunks.push(new Uint8Array(data.buffer, data.byteOffset + i, Math.min(65536, data.length - i)));
 

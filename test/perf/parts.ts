@@ -10,14 +10,14 @@ import { readFileSync } from 'node:fs';
 import { createFramer } from '../../lib/framing/detect.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { createEventsStage } from '../../lib/pipeline/events-stage.js';
-import { llmstreamOptions, type FixtureStats } from '../../benchmarks/generate.js';
+import { wirefoldOptions, type FixtureStats } from '../../benchmarks/generate.js';
 
 const file = process.argv[2]!;
 const runs = Number(process.argv[3] ?? 9);
 const extra = process.argv.includes('off') ? { fastPath: false } : {};
 const data = readFileSync(file);
 const stats = JSON.parse(readFileSync(file + '.stats.json', 'utf8')) as FixtureStats;
-const opts = llmstreamOptions(stats.dialect);
+const opts = wirefoldOptions(stats.dialect);
 const chunks: Uint8Array[] = [];
 for (let i = 0; i < data.length; i += 65536) chunks.push(new Uint8Array(data.buffer, data.byteOffset + i, Math.min(65536, data.length - i)));
 

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
-import { llmstreamOptions, type FixtureStats } from '../../benchmarks/generate.js';
+import { wirefoldOptions, type FixtureStats } from '../../benchmarks/generate.js';
 
 const file = process.argv[2]!;
 const repeat = Number(process.argv[3] ?? 20);
@@ -20,7 +20,7 @@ const emit = (): void => {
 };
 const t0 = performance.now();
 for (let r = 0; r < repeat; r++) {
-  const s = createOutputStage({ ...llmstreamOptions(stats.dialect), output });
+  const s = createOutputStage({ ...wirefoldOptions(stats.dialect), output });
   for (const c of chunks) s.push(c, emit);
   s.end(emit);
 }

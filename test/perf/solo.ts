@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { llmstreamOptions, type FixtureStats } from '../../benchmarks/generate.js';
+import { wirefoldOptions, type FixtureStats } from '../../benchmarks/generate.js';
 import type { createOutputStage as CreateOutputStage } from '../../lib/pipeline/create-stream.js';
 
 const [dir, file] = [process.argv[2]!, process.argv[3]!];
@@ -23,7 +23,7 @@ for (let i = 0; i < data.length; i += size) chunks.push(new Uint8Array(data.buff
 const times: number[] = [];
 for (let r = 0; r < runs + 5; r++) {
   const t = performance.now();
-  const s = createOutputStage({ ...llmstreamOptions(stats.dialect), output });
+  const s = createOutputStage({ ...wirefoldOptions(stats.dialect), output });
   let n = 0;
   const emit = (): void => {
     n++;

@@ -17,7 +17,7 @@ import { createDecoderStage, type DecoderStage, type NormalizerStage } from '../
 import { MatchedFrame, MatchedRun } from '../../lib/dialects/fast/event-template.js';
 import { createSseFramer } from '../../lib/framing/sse.js';
 import type { Stage } from '../../lib/stage.js';
-import { FIXTURE_DIALECTS, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
+import { FIXTURE_DIALECTS, generateToBuffer, wirefoldOptions } from '../../benchmarks/generate.js';
 import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
 import { randomChunks } from '../helpers/chunks.js';
 
@@ -101,7 +101,7 @@ t.test('generated benchmark fixtures (templates in use): handed = eager = fused'
   for (const dialect of FIXTURE_DIALECTS) {
     for (const shape of ['log', 'single'] as const) {
       const { data } = generateToBuffer({ dialect, shape, size: 30_000, seed: 5 });
-      await same(t, `${dialect}.${shape}`, data, { dialect: llmstreamOptions(dialect).dialect });
+      await same(t, `${dialect}.${shape}`, data, { dialect: wirefoldOptions(dialect).dialect });
     }
   }
 });
@@ -126,7 +126,7 @@ async function matchedRun(chunks: Buffer[], dialect: DialectOption): Promise<{ e
 
 t.test('the SSE framer hands whole events on, matched by event templates, and the normalizer takes them', async (t) => {
   for (const dialect of FIXTURE_DIALECTS) {
-    const options = llmstreamOptions(dialect);
+    const options = wirefoldOptions(dialect);
     if (options.framing !== 'sse') continue;
     const { data, stats } = generateToBuffer({ dialect, shape: 'single', size: 100_000, seed: 9 });
     // (the framer learns from the normalizer's payload templates, which exist once the first chunk's frames got there)
@@ -294,7 +294,7 @@ async function collect(chunks: Buffer[], ...stages: NodeJS.ReadWriteStream[]): P
 t.test('normalizer() piped into finalAccumulator(): logs of many responses give the fused finals, text deltas of one response never go into another', async (t) => {
   for (const dialect of FIXTURE_DIALECTS.filter((d) => d !== 'gemini-json-array')) {
     const { data, stats } = generateToBuffer({ dialect, shape: 'log', size: 40_000, seed: 21 });
-    const { dialect: name } = llmstreamOptions(dialect);
+    const { dialect: name } = wirefoldOptions(dialect);
     for (const size of [data.length, 1536]) {
       const chunks: Buffer[] = [];
       for (let i = 0; i < data.length; i += size) chunks.push(data.subarray(i, i + size));

@@ -14,7 +14,7 @@ import { decoder, normalizer } from '../../lib/pipeline/stages.js';
 import { finalAccumulator } from '../../lib/pipeline/accumulators.js';
 import { createStream } from '../../lib/pipeline/create-stream.js';
 import type { StageTransform } from '../../lib/pipeline/transform.js';
-import { FIXTURE_DIALECTS, FIXTURE_SHAPES, generateToBuffer, llmstreamOptions } from '../../benchmarks/generate.js';
+import { FIXTURE_DIALECTS, FIXTURE_SHAPES, generateToBuffer, wirefoldOptions } from '../../benchmarks/generate.js';
 import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
 import { randomChunks } from '../helpers/chunks.js';
 import { slowConsumerLead } from '../helpers/slow-consumer.js';
@@ -83,7 +83,7 @@ t.test('fixtures and generated logs: chained stages = stages through PassThrough
   t.strictSame((await run([tool], finalStages(), false)).out, fused.out, 'chained stages = fused createStream');
   for (const dialect of FIXTURE_DIALECTS) {
     const { data } = generateToBuffer({ dialect, shape: 'log', size: 30_000, seed: 9 });
-    await same(t, dialect, data, llmstreamOptions(dialect).dialect);
+    await same(t, dialect, data, wirefoldOptions(dialect).dialect);
   }
 });
 
@@ -159,7 +159,7 @@ t.test('final results through chained stages equal createStream on generated fix
     for (const shape of FIXTURE_SHAPES) {
       const { data } = generateToBuffer({ dialect, shape, size: 120_000, seed: 4 });
       const chunks = randomChunks(data, 5, 16384);
-      const d = llmstreamOptions(dialect).dialect;
+      const d = wirefoldOptions(dialect).dialect;
       for (const maxTextBytes of [undefined, 3000]) {
         const limits = maxTextBytes === undefined ? {} : { maxTextBytes };
         const fused = await run(chunks, [createStream({ output: 'final', dialect: d, ...limits }) as AnyStage], false);

@@ -18,7 +18,7 @@ main(process.argv.slice(2), {
     process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`llmstream: internal error: ${err && err.message ? err.message : String(err)}\n`);
+    process.stderr.write(`wirefold: internal error: ${err && err.message ? err.message : String(err)}\n`);
     process.exitCode = 70;
   },
 );

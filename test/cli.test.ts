@@ -13,6 +13,7 @@ const run = runCli;
 const dir = mkdtempSync(join(tmpdir(), 'wirefold-cli-'));
 const sse = join(dir, 'a.sse');
 writeFileSync(sse, 'event: x\ndata: {"a":1}\n\ndata: [DONE]\n\n');
+const fx = (name: string): string => join(repoRoot, 'fixtures', name);
 
 t.test('--help prints usage and exits 0', async (t) => {
   const r = await run(['--help']);
@@ -80,13 +81,25 @@ t.test('an unknown option exits 2 with a one-line message, no stack trace', asyn
   t.match(bad.stderr, /unknown --out 'nope'/);
 });
 
-t.test('an unreadable file exits 2 with a one-line message', async (t) => {
-  const r = await run([join(dir, 'missing.sse')]);
+t.test('an unreadable input among several: the others are read in order, one line names it, exit 2 at the end', async (t) => {
+  const b = join(dir, 'b.sse');
+  writeFileSync(b, 'event: y\ndata: {"b":2}\n\n');
+  const nope = join(dir, 'nope.sse');
+  const r = await run(['--out', 'frames', sse, nope, dir, b]);
   t.equal(r.code, 2);
-  t.match(r.stderr, /^wirefold: cannot read .*missing\.sse: no such file\n$/);
-  const d = await run([dir]);
-  t.equal(d.code, 2);
-  t.match(d.stderr, /is a directory/);
+  t.same(
+    r.stdout.trim().split('\n').map((l) => JSON.parse(l).data),
+    ['{"a":1}', '[DONE]', '{"b":2}'],
+    'every readable input, in order',
+  );
+  t.equal(r.stderr, `wirefold: ${nope}: no such file or directory\nwirefold: ${dir}: is a directory\n`, 'one line each, no stack trace');
+  const alone = await run([nope]);
+  t.equal(alone.code, 2);
+  t.equal(alone.stdout, '');
+  t.equal(alone.stderr, `wirefold: ${nope}: no such file or directory\n`);
+  const strict = await run(['--strict', nope, fx('anthropic-messages/overloaded-error.sse')]);
+  t.equal(strict.code, 2, 'an unreadable input (2) wins over a --strict stop (1)');
+  t.match(strict.stderr, /no such file or directory\n.*overloaded_error/);
 });
 
 t.test('a fatal framing error in frames mode: frames first, then a one-line message, exit 1', async (t) => {
@@ -104,8 +117,6 @@ t.test('the bin runs as a real process (built dist)', async (t) => {
   t.equal(code, 0);
   t.equal(Buffer.concat(chunks).toString().split('\n').length, 3);
 });
-
-const fx = (name: string): string => join(repoRoot, 'fixtures', name);
 
 t.test('--out events by default, raw events only with --raw', async (t) => {
   const plain = await run([fx('quickstart/anthropic-tool-use.sse')]);
@@ -327,8 +338,8 @@ t.test('a source that fails mid-read: what came before is out, then a one-line m
   const r = await mainWith(['--out', 'text'], failing(), out);
   t.equal(r.code, 2);
   t.equal(Buffer.concat(got).toString(), 'Hi');
-  t.equal(r.stderr, 'wirefold: cannot read stdin: EIO\n');
+  t.equal(r.stderr, 'wirefold: stdin: i/o error\n');
   const d = await mainWith(['doctor'], failing(), new Writable({ write: (_c, _e, cb) => cb() }));
   t.equal(d.code, 2, 'doctor too');
-  t.equal(d.stderr, 'wirefold: cannot read stdin: EIO\n');
+  t.equal(d.stderr, 'wirefold: stdin: i/o error\n');
 });

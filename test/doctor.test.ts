@@ -243,11 +243,25 @@ t.test('standard input: no file, or -', async (t) => {
   }
 });
 
-t.test('an unreadable file exits 2 before any report', async (t) => {
-  const r = await run(['doctor', fx('no-such-file.sse')]);
+t.test('an unreadable input among several: the others are examined, one line names it, exit 2 at the end', async (t) => {
+  const nope = fx('no-such-file.sse');
+  const dir = join(repoRoot, 'fixtures', 'doctor');
+  const r = await run(['doctor', fx('clean-chat.sse'), nope, dir, fx('anthropic-usage.sse')]);
   t.equal(r.code, 2);
-  t.equal(r.stdout, '');
-  t.match(r.stderr, /no such file/);
+  t.equal(r.stderr, `wirefold: ${nope}: no such file or directory\nwirefold: ${dir}: is a directory\n`);
+  const heads = r.stdout.split('\n').filter((l) => l.startsWith(repoRoot));
+  t.same(
+    heads.map((l) => l.slice(0, l.indexOf(':'))),
+    [fx('clean-chat.sse'), fx('anthropic-usage.sse')],
+  );
+  t.match(r.stdout, '\ntotal: 4 inputs (2 unreadable), 0 errors, 1 warning\n');
+  const worse = await run(['doctor', nope, fx('responses-gap.sse')]);
+  t.equal(worse.code, 2, 'an unreadable input (2) wins over an error found (1)');
+  t.match(worse.stdout, 'error sequence_gap');
+  const alone = await run(['doctor', nope]);
+  t.equal(alone.code, 2);
+  t.equal(alone.stdout, '');
+  t.equal(alone.stderr, `wirefold: ${nope}: no such file or directory\n`);
 });
 
 t.test('forced framing and dialect are honoured and shown', async (t) => {

@@ -24,6 +24,19 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/**
+ * Exit statuses. A run that meets several ends with the highest: an input that
+ * could not be read (or bad usage) outranks a --strict stop or an error doctor
+ * found, which outranks success. USAGE's exit-status paragraph says the same.
+ */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+export function worse(a: number, b: number): number {
+  return Math.max(a, b);
+}
+
 const OUTS: CliOut[] = ['frames', 'events', 'final', 'text'];
 
 export const USAGE = `Usage: wirefold [options] [file ...]
@@ -53,9 +66,10 @@ Commands:
   doctor              per response: framing, dialect, event counts, stop reason,
                       usage and every anomaly found, with byte offsets
 
-Exit status: 0 on success (errors in the stream appear in the output), 1 when
---strict stops on an error or doctor finds an error, 2 on bad usage or an
-unreadable input.`;
+Exit status: 0 on success (errors in the stream appear in the output); 1 when
+--strict stops on an error or doctor finds an error; 2 on bad usage, or when
+an input cannot be read (named on stderr; the other inputs are still read).
+When several apply, the highest wins: 2 over 1 over 0.`;
 
 export function parseCli(argv: string[]): CliOptions {
   let parsed;

@@ -1,27 +1,30 @@
 /**
  * wirefold doctor: reads each input (stdin for `-`), prints a short report
  * per input and per response (lib/doctor does the analysis), and exits 1 when
- * any anomaly is an error. Unreadable files never get here (main checks them
- * first and exits 2); a read error mid-way also exits 2.
+ * any anomaly is an error. An input that cannot be read (or fails mid-way) is
+ * named on stderr and skipped: the others are still examined, and the exit
+ * status is then 2.
  */
-import { createReadStream } from 'node:fs';
-import type { Readable, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { allAnomalies, createDiagnosis, formatReport, formatTotal, type InputReport } from '../doctor/index.js';
-import type { CliOptions } from './args.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, worse, type CliOptions } from './args.js';
 import type { CliIO } from './main.js';
+import { InputError, inputName, openInput, reason, type Input } from './input.js';
 
 function useColor(io: CliIO): boolean {
   const out = io.stdout as { isTTY?: boolean };
   return out.isTTY === true && process.env['NO_COLOR'] === undefined;
 }
 
-async function examine(file: string, opts: CliOptions, io: CliIO): Promise<InputReport> {
-  const name = file === '-' ? 'stdin' : file;
-  const diagnosis = createDiagnosis({ name, framing: opts.framing, dialect: opts.dialect });
-  const input: Readable = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 64 * 1024 });
-  for await (const chunk of input as AsyncIterable<Buffer | string>) {
-    diagnosis.push(chunk);
-    if (diagnosis.stopped) break; // a fatal framing error: nothing after it can be framed
+async function examine(input: Input, opts: CliOptions): Promise<InputReport> {
+  const diagnosis = createDiagnosis({ name: input.name, framing: opts.framing, dialect: opts.dialect });
+  try {
+    for await (const chunk of input.stream as AsyncIterable<Buffer | string>) {
+      diagnosis.push(chunk);
+      if (diagnosis.stopped) break; // a fatal framing error: nothing after it can be framed
+    }
+  } catch (err) {
+    throw new InputError(reason(err));
   }
   return diagnosis.end();
 }
@@ -45,18 +48,27 @@ async function write(out: Writable, text: string): Promise<void> {
 export async function doctor(opts: CliOptions, io: CliIO): Promise<number> {
   const color = useColor(io);
   const reports: InputReport[] = [];
+  let unreadable = 0;
   for (const file of opts.files) {
     let report: InputReport;
     try {
-      report = await examine(file, opts, io);
+      const input = await openInput(file, io);
+      try {
+        report = await examine(input, opts);
+      } finally {
+        input.close();
+      }
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      io.stderr.write(`wirefold: cannot read ${file === '-' ? 'stdin' : file}: ${code ?? (err as Error).message}\n`);
-      return 2;
+      if (!(err instanceof InputError)) throw err;
+      // named on stderr; the next inputs are still examined
+      io.stderr.write(`wirefold: ${inputName(file)}: ${err.message}\n`);
+      unreadable++;
+      continue;
     }
     reports.push(report);
     await write(io.stdout, (reports.length > 1 ? '\n' : '') + formatReport(report, { color }));
   }
-  if (reports.length > 1) await write(io.stdout, '\n' + formatTotal(reports));
-  return reports.some((r) => allAnomalies(r).some((a) => a.severity === 'error')) ? 1 : 0;
+  if (reports.length + unreadable > 1 && reports.length > 0) await write(io.stdout, '\n' + formatTotal(reports, unreadable));
+  const found = reports.some((r) => allAnomalies(r).some((a) => a.severity === 'error')) ? EXIT_FAILED : EXIT_OK;
+  return worse(found, unreadable > 0 ? EXIT_USAGE : EXIT_OK);
 }

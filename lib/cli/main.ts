@@ -3,7 +3,7 @@
  * pipes and log reprocessing. `main` takes its streams as arguments so tests
  * can run it in-process; bin/wirefold.js only calls it.
  */
-import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { StreamError } from '../errors.js';
 import type { ErrorEvent, Frame, UnifiedEvent } from '../events.js';
@@ -17,7 +17,8 @@ import { chain, type Stage } from '../stage.js';
 import { createAudioWriter } from './audio-out.js';
 import { createProgress, PROGRESS_MIN_BYTES, type Progress } from './progress.js';
 import { basename } from 'node:path';
-import { parseCli, USAGE, UsageError, type CliOptions } from './args.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, parseCli, USAGE, UsageError, worse, type CliOptions } from './args.js';
+import { InputError, inputName, openInput, reason, type Input } from './input.js';
 
 export interface CliIO {
   stdin: Readable;
@@ -119,36 +120,33 @@ function writeOut(out: Writable, text: string): Promise<boolean> | boolean {
   });
 }
 
-function openInput(file: string, io: CliIO): Readable {
-  return file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 64 * 1024 });
-}
-
-function checkReadable(file: string): string | null {
-  if (file === '-') return null;
-  try {
-    const st = statSync(file);
-    if (st.isDirectory()) return `${file}: is a directory`;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)}`;
-  }
-  return null;
-}
-
-function progressFor(file: string, opts: CliOptions, io: CliIO): Progress | null {
-  if (file === '-' || opts.quiet || opts.progress === false) return null;
+function progressFor(input: Input, opts: CliOptions, io: CliIO): Progress | null {
+  if (input.size === null || opts.quiet || opts.progress === false) return null;
   if (opts.progress !== true && io.stderrIsTTY !== true) return null;
-  const size = statSync(file).size;
-  if (opts.progress !== true && size < PROGRESS_MIN_BYTES) return null;
-  return createProgress(io.stderr, basename(file), size);
+  if (opts.progress !== true && input.size < PROGRESS_MIN_BYTES) return null;
+  return createProgress(io.stderr, basename(input.name), input.size);
 }
 
-async function runFile(file: string, index: number, opts: CliOptions, io: CliIO): Promise<number | null> {
-  const name = file === '-' ? 'stdin' : file;
+/** What reading one input came to: its exit status, and whether the run stops there. */
+interface Outcome {
+  code: number;
+  stop: boolean;
+}
+
+async function runFile(file: string, index: number, opts: CliOptions, io: CliIO): Promise<Outcome> {
+  let input: Input;
+  try {
+    input = await openInput(file, io);
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    io.stderr.write(`wirefold: ${inputName(file)}: ${err.message}\n`);
+    return { code: EXIT_USAGE, stop: false };
+  }
+  const name = input.name;
   const stage = makeStage(opts, file, index, (ev) => {
     io.stderr.write(`wirefold: ${name}: ${errorFromEvent(ev).message}\n`);
   });
-  const progress = progressFor(file, opts, io);
+  const progress = progressFor(input, opts, io);
   const format = formatter(opts);
   const lines: string[] = [];
   const emit = (item: Item): void => {
@@ -161,28 +159,40 @@ async function runFile(file: string, index: number, opts: CliOptions, io: CliIO)
     lines.length = 0;
     return await writeOut(io.stdout, text);
   };
-  const input = openInput(file, io);
+  // stdout gone (its reader closed it): stop quietly, as cat does on SIGPIPE.
+  const gone: Outcome = { code: EXIT_OK, stop: true };
+  const chunks = (input.stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   try {
-    for await (const chunk of input as AsyncIterable<Buffer>) {
-      progress?.add(chunk.length);
-      stage.push(chunk, emit);
-      if (!(await flush())) return 0;
+    for (;;) {
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await chunks.next();
+      } catch (err) {
+        // the input failed mid-way: what came before is out; the next inputs are still read
+        progress?.done();
+        if (!(await flush())) return gone;
+        io.stderr.write(`wirefold: ${name}: ${reason(err)}\n`);
+        return { code: EXIT_USAGE, stop: false };
+      }
+      if (next.done === true) break;
+      progress?.add(next.value.length);
+      stage.push(next.value, emit);
+      if (!(await flush())) return gone;
     }
     stage.end(emit);
     progress?.done();
-    if (!(await flush())) return 0;
+    if (!(await flush())) return gone;
   } catch (err) {
+    // --strict met an error (or a fatal framing error): the run stops here
+    if (!(err instanceof StreamError)) throw err;
     progress?.done();
     await flush();
-    if (err instanceof StreamError) {
-      io.stderr.write(`wirefold: ${name}: ${err.message}\n`);
-      return 1;
-    }
-    const code = (err as NodeJS.ErrnoException).code;
-    io.stderr.write(`wirefold: cannot read ${name}: ${code ?? (err as Error).message}\n`);
-    return 2;
+    io.stderr.write(`wirefold: ${name}: ${err.message}\n`);
+    return { code: EXIT_FAILED, stop: true };
+  } finally {
+    await chunks.return?.();
   }
-  return null;
+  return { code: EXIT_OK, stop: false };
 }
 
 export async function main(argv: string[], io: CliIO): Promise<number> {
@@ -192,7 +202,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) {
       io.stderr.write(`wirefold: ${err.message}\nTry 'wirefold --help'.\n`);
-      return 2;
+      return EXIT_USAGE;
     }
     throw err;
   }
@@ -204,21 +214,16 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     io.stdout.write(version() + '\n');
     return 0;
   }
-  for (const file of opts.files) {
-    const problem = checkReadable(file);
-    if (problem !== null) {
-      io.stderr.write(`wirefold: ${problem}\n`);
-      return 2;
-    }
-  }
   if (io.stdinIsTTY === true && !opts.quiet && opts.files.includes('-')) io.stderr.write(TERMINAL_HINT);
   if (opts.command === 'doctor') {
     const { doctor } = await import('./doctor.js');
     return doctor(opts, io);
   }
+  let code = EXIT_OK;
   for (const [index, file] of opts.files.entries()) {
-    const code = await runFile(file, index, opts, io);
-    if (code !== null) return code;
+    const outcome = await runFile(file, index, opts, io);
+    code = worse(code, outcome.code);
+    if (outcome.stop) break;
   }
-  return 0;
+  return code;
 }

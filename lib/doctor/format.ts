@@ -108,8 +108,8 @@ export function formatReport(report: InputReport, options: FormatOptions = {}): 
   return lines.join('\n') + '\n';
 }
 
-/** The closing line when several inputs were examined. */
-export function formatTotal(reports: InputReport[]): string {
+/** The closing line when several inputs were given; `unreadable` counts those that could not be read. */
+export function formatTotal(reports: InputReport[], unreadable = 0): string {
   let errors = 0;
   let warnings = 0;
   for (const r of reports) {
@@ -117,5 +117,6 @@ export function formatTotal(reports: InputReport[]): string {
     errors += c.errors;
     warnings += c.warnings;
   }
-  return `total: ${plural(reports.length, 'input')}, ${resultText(errors, warnings)}\n`;
+  const inputs = plural(reports.length + unreadable, 'input') + (unreadable > 0 ? ` (${unreadable} unreadable)` : '');
+  return `total: ${inputs}, ${resultText(errors, warnings)}\n`;
 }

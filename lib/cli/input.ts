@@ -1,0 +1,68 @@
+/**
+ * Opening the command's inputs: a file (or standard input for `-`) as a
+ * stream, or the reason it cannot be read, worded as cat, jq and rg word it
+ * (`no such file or directory`), for a one-line `wirefold: <name>: <reason>`.
+ */
+import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { getSystemErrorMap } from 'node:util';
+import type { CliIO } from './main.js';
+
+export interface Input {
+  /** How messages name it: the file as given, or `stdin`. */
+  name: string;
+  stream: Readable;
+  /** Its size in bytes (files only). */
+  size: number | null;
+  /** Releases the file (not standard input): for when the reading stops early. */
+  close(): void;
+}
+
+/** An input that cannot be read: `message` is its one-line reason. */
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+/** The name of `file` in messages. */
+export function inputName(file: string): string {
+  return file === '-' ? 'stdin' : file;
+}
+
+/**
+ * Opens `file` for reading; throws an InputError when it cannot be read: it
+ * does not exist, is not readable, or is a directory (which `open` accepts
+ * on Linux and only the first read refuses).
+ */
+export async function openInput(file: string, io: CliIO): Promise<Input> {
+  if (file === '-') return { name: 'stdin', stream: io.stdin, size: null, close: () => {} };
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (err) {
+    throw new InputError(reason(err));
+  }
+  try {
+    const st = await handle.stat();
+    if (st.isDirectory()) throw new InputError(reason({ code: 'EISDIR' }));
+    const stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
+    return { name: file, stream, size: st.size, close: () => stream.destroy() };
+  } catch (err) {
+    await handle.close();
+    throw err instanceof InputError ? err : new InputError(reason(err));
+  }
+}
+
+/** `EISDIR` reads `illegal operation on a directory` in libuv's table: cat's wording is plainer. */
+const REASONS: Record<string, string> = { EISDIR: 'is a directory' };
+
+/** The one-line reason of a failed open or read: the system's text for its code (`EIO` → `i/o error`). */
+export function reason(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (typeof code === 'string') {
+    const mine = REASONS[code];
+    if (mine !== undefined) return mine;
+    for (const [name, text] of getSystemErrorMap().values()) if (name === code) return text;
+    return code;
+  }
+  return err instanceof Error ? err.message : String(err);
+}

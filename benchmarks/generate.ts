@@ -1,6 +1,6 @@
 /**
  * Seeded generator of large benchmark fixtures in the real wire shapes of
- * each provider stream (copied from the captures in shared/corpus, never the
+ * each provider stream (copied from the captures in fixtures/corpus, never the
  * files themselves): (a) one very long response, (b) a log of many responses
  * back to back. The same seed, dialect, shape and size always give the same
  * bytes and the same expectations (`FixtureStats`), which every benchmark

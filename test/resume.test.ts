@@ -13,7 +13,7 @@ import {
   resumeEvents,
   type ResumePoint,
 } from '../lib/resume.js';
-import { corpusFile, corpusFiles, fixture as fx, hasCorpus } from './helpers/corpus.js';
+import { corpusFile, corpusFiles, fixture as fx } from './helpers/corpus.js';
 
 // ---------------------------------------------------------------------------
 // helpers: SSE blocks, simulated provider replays, comparisons
@@ -257,7 +257,7 @@ t.test('a resume point is plain JSON: stored and read back, it resumes the same'
 // ---------------------------------------------------------------------------
 // first + resumed = uninterrupted
 
-t.test('the real pair: background stream cut after response.created + the recorded resume (starting_after=0)', { skip: !hasCorpus }, (t) => {
+t.test('the real pair: background stream cut after response.created + the recorded resume (starting_after=0)', (t) => {
   const initial = corpusFile('openai-responses/pydantic-ai--background-initial.sse');
   const resume = corpusFile('openai-responses/pydantic-ai--background-resume-starting-after.sse');
   const whole = decodeAll([initial]);

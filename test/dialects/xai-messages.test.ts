@@ -1,6 +1,6 @@
 /**
  * xAI's deprecated Anthropic-compatible /v1/messages. No capture exists in the
- * corpus; the fixture follows /work/shared/spec/xai-streaming.md §3: the text
+ * corpus; the fixture follows the workplace's spec (shared/spec/xai-streaming.md §3): the text
  * block reuses index 0 after the thinking block stopped, deltas carry no
  * `index`, no ping, no [DONE].
  */

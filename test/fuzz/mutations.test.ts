@@ -28,7 +28,7 @@ const inputs = seedInputs();
 
 t.test('seed inputs: every fixture and every corpus file', async (tt) => {
   tt.ok(inputs.some((i) => i.name.startsWith('fixtures/')), 'fixtures found');
-  tt.ok(inputs.some((i) => i.name.startsWith('corpus/')), 'corpus found (../shared/corpus)');
+  tt.ok(inputs.some((i) => i.name.startsWith('corpus/')), 'corpus found (fixtures/corpus)');
   tt.comment(`${inputs.length} inputs, each the seed of every ${inputs.length}th case`);
 });
 

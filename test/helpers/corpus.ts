@@ -1,11 +1,20 @@
-/** The shared corpus of real captures (read at test time from ../shared/corpus, never copied). */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+/**
+ * The corpus of real captures, kept in the repository as `fixtures/corpus/` (a
+ * copy of the workplace's shared corpus; see its README.md and PROVENANCE.md),
+ * so the tests never read anything outside the repository and never skip for
+ * lack of data: a missing file is an error, not a skip.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const corpusDir = resolve(repoRoot, '..', 'shared', 'corpus');
-export const hasCorpus = existsSync(corpusDir);
+export const corpusDir = join(repoRoot, 'fixtures', 'corpus');
+/**
+ * @deprecated Always true: the corpus is part of the repository. Kept only so
+ * the test files not yet cleaned up still compile; do not use it in new tests.
+ */
+export const hasCorpus = true;
 
 export interface CorpusFile {
   /** e.g. `anthropic-messages/llm-anthropic--text-basic.sse` */
@@ -15,14 +24,22 @@ export interface CorpusFile {
   bytes: Buffer;
 }
 
-/** Every corpus file of the given directories (all stream directories when omitted). */
+/** The dialect directories of the corpus (not README.md, PROVENANCE.md or LICENSES/), sorted. */
+export function corpusDirs(): string[] {
+  return readdirSync(corpusDir)
+    .filter((d) => d !== 'LICENSES' && !d.includes('.') && statSync(join(corpusDir, d)).isDirectory())
+    .sort();
+}
+
+/**
+ * Every corpus file of the given directories (all dialect directories when
+ * omitted). A directory named here that does not exist is an error, so a typo
+ * cannot turn a test into one that checks nothing.
+ */
 export function corpusFiles(dirs?: string[]): CorpusFile[] {
-  if (!hasCorpus) return [];
-  const names = dirs ?? readdirSync(corpusDir).filter((d) => d !== 'LICENSES' && !d.includes('.'));
   const out: CorpusFile[] = [];
-  for (const dir of names) {
+  for (const dir of dirs ?? corpusDirs()) {
     const full = join(corpusDir, dir);
-    if (!existsSync(full)) continue;
     for (const f of readdirSync(full).sort()) {
       const path = join(full, f);
       out.push({ name: `${dir}/${f}`, dir, path, bytes: readFileSync(path) });

@@ -6,7 +6,6 @@ import t, { type Test } from 'tap';
 import type { Message, MessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ContentBlock, FinalResult } from '../../lib/accumulate/types.js';
 import type { Json, StopReason, Usage } from '../../lib/events.js';
-import { hasCorpus } from '../helpers/corpus.js';
 import { bothRan, endsInError, failedAsDocumented, oneFinal, str } from '../helpers/parity.js';
 import { anthropicFinal, NO_USAGE, ourFinals, parityInputs, parsedArguments, type AnthropicOutcome } from '../helpers/sdk.js';
 
@@ -160,7 +159,7 @@ const SDK_FAILS: Record<string, RegExp> = {
  * onIncomplete (stream cut off) and finish() both flush it first; the SDK's snapshot has
  * input 25 / output 1 here, our final has all-null usage.
  */
-t.test('every anthropic-messages input: our final matches finalMessage()', { skip: !hasCorpus && 'no corpus' }, async (t) => {
+t.test('every anthropic-messages input: our final matches finalMessage()', async (t) => {
   t.ok(inputs.length >= 36, `${inputs.length} inputs`);
   for (const input of inputs) {
     await t.test(input.name, async (tt) => {
@@ -187,7 +186,7 @@ t.test('every anthropic-messages input: our final matches finalMessage()', { ski
   }
 });
 
-t.test('tool input the SDK does not assemble (mcp_tool_use) or repairs (cut JSON)', { skip: !hasCorpus && 'no corpus' }, async (t) => {
+t.test('tool input the SDK does not assemble (mcp_tool_use) or repairs (cut JSON)', async (t) => {
   const byName = new Map(inputs.map((i) => [i.name, i]));
   const mcp = byName.get('anthropic-messages/pydantic-ai--mcp-tool-use.sse')!;
   const sdk = await anthropicFinal(mcp.bytes);

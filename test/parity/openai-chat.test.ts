@@ -8,7 +8,6 @@ import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 import type { StopReason, Usage } from '../../lib/events.js';
-import { hasCorpus } from '../helpers/corpus.js';
 import { bothRan, endsInError, failedAsDocumented, oneFinal } from '../helpers/parity.js';
 import {
   NO_USAGE,
@@ -152,7 +151,7 @@ const USAGE_IN_ERROR_CHUNK: Record<string, Usage> = {
 // one chunk earlier. We keep the reported usage.
 const SDK_LOSES_USAGE = new Set(['openai-chat/pydantic-ai--moderation-field.sse']);
 
-t.test('every openai-chat input: our final matches finalChatCompletion()', { skip: !hasCorpus && 'no corpus' }, async (t) => {
+t.test('every openai-chat input: our final matches finalChatCompletion()', async (t) => {
   t.ok(inputs.length >= 24, `${inputs.length} inputs`);
   for (const input of inputs) {
     await t.test(input.name, async (tt) => {
@@ -216,7 +215,7 @@ t.test('every openai-chat input: our final matches finalChatCompletion()', { ski
   }
 });
 
-t.test('the SDK sees every choice and every tool call we see (n > 1, parallel calls)', { skip: !hasCorpus && 'no corpus' }, async (t) => {
+t.test('the SDK sees every choice and every tool call we see (n > 1, parallel calls)', async (t) => {
   const byName = new Map(inputs.map((i) => [i.name, i]));
   const n3 = byName.get('openai-chat/openai-python--multiple-choices.sse')!;
   const sdk = await openaiChatFinal(n3.bytes);
@@ -230,7 +229,7 @@ t.test('the SDK sees every choice and every tool call we see (n > 1, parallel ca
   t.equal(ours2?.toolCalls.length, 2, 'so do we');
 });
 
-t.test('reasoning_content: the SDK keeps only the last delta, we keep the whole text', { skip: !hasCorpus && 'no corpus' }, async (t) => {
+t.test('reasoning_content: the SDK keeps only the last delta, we keep the whole text', async (t) => {
   const input = inputs.find((i) => i.name === 'openai-chat/pydantic-ai--compat-deepseek-reasoning-content.sse')!;
   const sdk = await openaiChatFinal(input.bytes);
   const [ours] = (await ourFinals(input.bytes, 'openai-chat')).finals;

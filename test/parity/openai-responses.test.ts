@@ -11,7 +11,6 @@ import t, { type Test } from 'tap';
 import type { Response as OpenAIResponse, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { ContentBlock, FinalResult } from '../../lib/accumulate/types.js';
 import type { Json, StopReason, Usage } from '../../lib/events.js';
-import { hasCorpus } from '../helpers/corpus.js';
 import { bothRan, endsInError, failedAsDocumented, oneFinal, str } from '../helpers/parity.js';
 import { NO_USAGE, openaiResponsesEvents, openaiResponsesFinal, ourFinals, parityInputs, parsedArguments } from '../helpers/sdk.js';
 
@@ -221,7 +220,7 @@ const EXPECTED_ERRORS: Record<string, { code: string; message: string }[]> = {
   ],
 };
 
-t.test('every openai-responses input: our final matches finalResponse()', { skip: !hasCorpus && 'no corpus' }, async (t) => {
+t.test('every openai-responses input: our final matches finalResponse()', async (t) => {
   t.ok(inputs.length >= 28, `${inputs.length} inputs`);
   for (const input of inputs) {
     await t.test(input.name, async (tt) => {

@@ -18,7 +18,7 @@ import { MatchedFrame, MatchedRun } from '../../lib/dialects/fast/event-template
 import { createSseFramer } from '../../lib/framing/sse.js';
 import type { Stage } from '../../lib/stage.js';
 import { FIXTURE_DIALECTS, generateToBuffer, wirefoldOptions } from '../../benchmarks/generate.js';
-import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { corpusFiles, fixture } from '../helpers/corpus.js';
 import { randomChunks } from '../helpers/chunks.js';
 
 interface Config {
@@ -90,7 +90,7 @@ t.test('fixtures: handed-on frames give the eager and the fused events', async (
   }
 });
 
-t.test('corpus: handed-on frames give the eager and the fused events', { skip: hasCorpus ? false : 'no ../shared/corpus' }, async (t) => {
+t.test('corpus: handed-on frames give the eager and the fused events', async (t) => {
   for (const file of corpusFiles()) {
     if (file.name.endsWith('.har') || file.name.endsWith('.md')) continue;
     await same(t, file.name, file.bytes, {});

@@ -186,6 +186,66 @@ t.test('--out text: error events go to stderr, one line each, as they come; the 
   t.match(frames.stderr, /^wirefold: stdin: not_a_stream: no stream event in 17 bytes of input: the line at byte 0 is not an SSE field/);
 });
 
+/**
+ * main() with stdout and stderr recording into one log, in the order their
+ * writes reach them (as a terminal shows them). stdout finishes each write
+ * late (a busy terminal or pipe); `tty` marks both as terminals (one screen).
+ */
+async function interleaved(argv: string[], stdin: Buffer[], tty: { out: boolean; err: boolean }): Promise<{ code: number; log: string[] }> {
+  const log: string[] = [];
+  const sink = (tag: string, slow: boolean): Writable => {
+    const w = new Writable({
+      write(chunk: Buffer, _e, cb) {
+        log.push(`${tag}${chunk.toString()}`);
+        if (slow) setTimeout(cb, 5);
+        else cb();
+      },
+    });
+    return w;
+  };
+  const stdout = sink('out:', true);
+  const stderr = sink('err:', false);
+  if (tty.out) (stdout as Writable & { isTTY?: boolean }).isTTY = true;
+  if (tty.err) (stderr as Writable & { isTTY?: boolean }).isTTY = true;
+  const code = await main(argv, { stdin: Readable.from(stdin), stdout, stderr, stderrIsTTY: tty.err });
+  return { code, log };
+}
+
+t.test('--out text: a diagnostic comes after the text before it, and on a shared terminal on a line of its own', async (t) => {
+  const file = fx('anthropic-messages/overloaded-error.sse');
+  const name = `wirefold: ${file}: overloaded_error: Overloaded\n`;
+  const shared = await interleaved(['--out', 'text', file], [], { out: true, err: true });
+  t.equal(shared.code, 0);
+  t.same(shared.log, ['out:Once upon a', `err:\n${name}`, 'out:\n'], 'in stream order; the message starts a new line');
+  t.equal(shared.log.join('').replace(/(out|err):/g, ''), `Once upon a\n${name}\n`);
+  const apart = await interleaved(['--out', 'text', file], [], { out: false, err: true });
+  t.same(apart.log, ['out:Once upon a', `err:${name}`, 'out:\n'], 'stdout elsewhere (a pipe): stderr is already at column 0');
+  const toFile = await interleaved(['--out', 'text', file], [], { out: true, err: false });
+  t.same(toFile.log, ['out:Once upon a', `err:${name}`, 'out:\n'], 'stderr elsewhere (a file): nothing added to it');
+
+  // --strict: the text read before the error is out before the message
+  const delta = (text: string): string =>
+    `data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}}}]}\n\n`;
+  const chunks = [Buffer.from(delta('Hello')), Buffer.from(delta(' world') + 'data: {"id":"c","obj\n\n')];
+  const strict = await interleaved(['--out', 'text', '--strict'], chunks, { out: true, err: true });
+  t.equal(strict.code, 1);
+  t.equal(strict.log.length, 3);
+  t.same(strict.log.slice(0, 2), ['out:Hello', 'out: world']);
+  t.match(strict.log[2], /^err:\nwirefold: stdin: invalid_json at byte \d+ \(frame 2\): .*\n$/);
+  t.equal(strict.log[2]!.split('\n').length, 3, 'one line, after the newline that ends the text\'s');
+
+  // text that ends its line: nothing added
+  const whole = [Buffer.from(delta('Hi') + 'data: [DONE]\n\n'), Buffer.from('data: {"id":"c","obj\n\n')];
+  const after = await interleaved(['--out', 'text'], whole, { out: true, err: true });
+  t.same(after.log.map((l) => l.slice(0, 14)), ['out:Hi\n', 'err:wirefold: '], 'the text ended its line: no blank line');
+});
+
+t.test('a diagnostic erases the progress bar first', async (t) => {
+  const file = fx('anthropic-messages/overloaded-error.sse');
+  const r = await run(['--progress', '--out', 'text', file]);
+  t.match(r.stderr, /\[#+\] .*\r\u001b\[Kwirefold: .*overloaded_error: Overloaded\n/);
+});
+
 t.test('--audio-out writes each response\'s audio to its own file', async (t) => {
   const out = mkdtempSync(join(tmpdir(), 'wirefold-audio-'));
   const r = await run(['--out', 'final', '--audio-out', out, fx('gemini-live/audio-transcript.json')]);

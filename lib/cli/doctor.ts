@@ -5,10 +5,10 @@
  * named on stderr and skipped: the others are still examined, and the exit
  * status is then 2.
  */
-import type { Writable } from 'node:stream';
 import { allAnomalies, createDiagnosis, formatReport, formatTotal, type InputReport } from '../doctor/index.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, worse, type CliOptions } from './args.js';
 import type { CliIO } from './main.js';
+import type { Output } from './output.js';
 import { InputError, inputName, openInput, reason, type Input } from './input.js';
 
 function useColor(io: CliIO): boolean {
@@ -29,23 +29,7 @@ async function examine(input: Input, opts: CliOptions): Promise<InputReport> {
   return diagnosis.end();
 }
 
-/** Writes with backpressure (reports of long logs can be large). */
-async function write(out: Writable, text: string): Promise<void> {
-  if (out.write(text)) return;
-  await new Promise<void>((resolve) => {
-    const done = (): void => {
-      out.off('drain', done);
-      out.off('close', done);
-      out.off('error', done);
-      resolve();
-    };
-    out.on('drain', done);
-    out.on('close', done);
-    out.on('error', done);
-  });
-}
-
-export async function doctor(opts: CliOptions, io: CliIO): Promise<number> {
+export async function doctor(opts: CliOptions, io: CliIO, output: Output): Promise<number> {
   const color = useColor(io);
   const reports: InputReport[] = [];
   let unreadable = 0;
@@ -61,14 +45,14 @@ export async function doctor(opts: CliOptions, io: CliIO): Promise<number> {
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
       // named on stderr; the next inputs are still examined
-      io.stderr.write(`wirefold: ${inputName(file)}: ${err.message}\n`);
+      await output.diagnostic(`${inputName(file)}: ${err.message}`);
       unreadable++;
       continue;
     }
     reports.push(report);
-    await write(io.stdout, (reports.length > 1 ? '\n' : '') + formatReport(report, { color }));
+    await output.text((reports.length > 1 ? '\n' : '') + formatReport(report, { color }));
   }
-  if (reports.length + unreadable > 1 && reports.length > 0) await write(io.stdout, '\n' + formatTotal(reports, unreadable));
+  if (reports.length + unreadable > 1 && reports.length > 0) await output.text('\n' + formatTotal(reports, unreadable));
   const found = reports.some((r) => allAnomalies(r).some((a) => a.severity === 'error')) ? EXIT_FAILED : EXIT_OK;
   return worse(found, unreadable > 0 ? EXIT_USAGE : EXIT_OK);
 }

@@ -19,6 +19,7 @@ import { createProgress, PROGRESS_MIN_BYTES, type Progress } from './progress.js
 import { basename } from 'node:path';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, parseCli, USAGE, UsageError, worse, type CliOptions } from './args.js';
 import { InputError, inputName, openInput, reason, type Input } from './input.js';
+import { Output } from './output.js';
 
 export interface CliIO {
   stdin: Readable;
@@ -99,27 +100,6 @@ function formatter(opts: CliOptions): (item: Item) => string | null {
   return (item) => JSON.stringify(item) + '\n';
 }
 
-/** Writes with backpressure; resolves false when stdout is gone (EPIPE). */
-function writeOut(out: Writable, text: string): Promise<boolean> | boolean {
-  if (text.length === 0) return true;
-  if (out.writableEnded || out.destroyed) return false;
-  if (out.write(text)) return true;
-  return new Promise((resolve) => {
-    const done = (ok: boolean): void => {
-      out.off('drain', onDrain);
-      out.off('error', onError);
-      out.off('close', onClose);
-      resolve(ok);
-    };
-    const onDrain = (): void => done(true);
-    const onError = (): void => done(false);
-    const onClose = (): void => done(false);
-    out.on('drain', onDrain);
-    out.on('error', onError);
-    out.on('close', onClose);
-  });
-}
-
 function progressFor(input: Input, opts: CliOptions, io: CliIO): Progress | null {
   if (input.size === null || opts.quiet || opts.progress === false) return null;
   if (opts.progress !== true && io.stderrIsTTY !== true) return null;
@@ -133,31 +113,51 @@ interface Outcome {
   stop: boolean;
 }
 
-async function runFile(file: string, index: number, opts: CliOptions, io: CliIO): Promise<Outcome> {
+/** A message for stderr, queued with the output so it comes out in stream order (see output.ts). */
+class Diagnostic {
+  constructor(readonly message: string) {}
+}
+
+async function runFile(file: string, index: number, opts: CliOptions, io: CliIO, output: Output): Promise<Outcome> {
   let input: Input;
   try {
     input = await openInput(file, io);
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
-    io.stderr.write(`wirefold: ${inputName(file)}: ${err.message}\n`);
+    await output.diagnostic(`${inputName(file)}: ${err.message}`);
     return { code: EXIT_USAGE, stop: false };
   }
   const name = input.name;
+  const format = formatter(opts);
+  /** What the stage gave for the current chunk: output text, and diagnostics where they fell in it. */
+  const queue: (string | Diagnostic)[] = [];
   const stage = makeStage(opts, file, index, (ev) => {
-    io.stderr.write(`wirefold: ${name}: ${errorFromEvent(ev).message}\n`);
+    queue.push(new Diagnostic(errorFromEvent(ev).message));
   });
   const progress = progressFor(input, opts, io);
-  const format = formatter(opts);
-  const lines: string[] = [];
   const emit = (item: Item): void => {
     const s = format(item);
-    if (s !== null) lines.push(s);
+    if (s !== null) queue.push(s);
   };
+  const say = async (message: string): Promise<void> => {
+    progress?.clear();
+    await output.diagnostic(`${name}: ${message}`);
+  };
+  /** Writes out the queue, in order; false when stdout is gone. */
   const flush = async (): Promise<boolean> => {
-    if (lines.length === 0) return true;
-    const text = lines.join('');
-    lines.length = 0;
-    return await writeOut(io.stdout, text);
+    let from = 0;
+    try {
+      for (let i = 0; i < queue.length; i++) {
+        const piece = queue[i];
+        if (!(piece instanceof Diagnostic)) continue;
+        if (!(await output.text(queue.slice(from, i).join('')))) return false;
+        await say(piece.message);
+        from = i + 1;
+      }
+      return await output.text(from === 0 ? queue.join('') : queue.slice(from).join(''));
+    } finally {
+      queue.length = 0;
+    }
   };
   // stdout gone (its reader closed it): stop quietly, as cat does on SIGPIPE.
   const gone: Outcome = { code: EXIT_OK, stop: true };
@@ -171,7 +171,7 @@ async function runFile(file: string, index: number, opts: CliOptions, io: CliIO)
         // the input failed mid-way: what came before is out; the next inputs are still read
         progress?.done();
         if (!(await flush())) return gone;
-        io.stderr.write(`wirefold: ${name}: ${reason(err)}\n`);
+        await say(reason(err));
         return { code: EXIT_USAGE, stop: false };
       }
       if (next.done === true) break;
@@ -186,8 +186,8 @@ async function runFile(file: string, index: number, opts: CliOptions, io: CliIO)
     // --strict met an error (or a fatal framing error): the run stops here
     if (!(err instanceof StreamError)) throw err;
     progress?.done();
-    await flush();
-    io.stderr.write(`wirefold: ${name}: ${err.message}\n`);
+    if (!(await flush())) return gone;
+    await say(err.message);
     return { code: EXIT_FAILED, stop: true };
   } finally {
     await chunks.return?.();
@@ -217,11 +217,12 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   if (io.stdinIsTTY === true && !opts.quiet && opts.files.includes('-')) io.stderr.write(TERMINAL_HINT);
   if (opts.command === 'doctor') {
     const { doctor } = await import('./doctor.js');
-    return doctor(opts, io);
+    return doctor(opts, io, new Output(io));
   }
+  const output = new Output(io);
   let code = EXIT_OK;
   for (const [index, file] of opts.files.entries()) {
-    const outcome = await runFile(file, index, opts, io);
+    const outcome = await runFile(file, index, opts, io, output);
     code = worse(code, outcome.code);
     if (outcome.stop) break;
   }

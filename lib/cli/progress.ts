@@ -1,7 +1,8 @@
 /**
  * A progress bar on stderr for long files: bytes read of total, MB/s, ETA.
  * Only on a TTY and for files past a few MB (never on a pipe, never with --quiet),
- * redrawn at most ten times a second, erased when done.
+ * redrawn at most ten times a second, erased when done (or for a message:
+ * `clear`, and the next `add` draws it again).
  */
 import type { Writable } from 'node:stream';
 
@@ -9,6 +10,8 @@ export const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
 
 export interface Progress {
   add(bytes: number): void;
+  /** Erases the bar (for a message on stderr); the next `add` draws it again. */
+  clear(): void;
   done(): void;
 }
 
@@ -32,6 +35,12 @@ export function createProgress(out: Writable, label: string, total: number, now:
     drawn = true;
   }
 
+  function clear(): void {
+    if (drawn) out.write('\r\x1b[K');
+    drawn = false;
+    last = 0;
+  }
+
   return {
     add(bytes) {
       read += bytes;
@@ -41,9 +50,8 @@ export function createProgress(out: Writable, label: string, total: number, now:
         draw();
       }
     },
-    done() {
-      if (drawn) out.write('\r\x1b[K');
-    },
+    clear,
+    done: clear,
   };
 }
 

@@ -25,7 +25,9 @@ export type ErrorCode =
   | 'source_error'
   | 'http_error'
   | 'invalid_option'
-  | 'invalid_chunk';
+  | 'invalid_chunk'
+  | 'aborted'
+  | 'no_response';
 
 /** Where in the input something happened. */
 export interface Position {
@@ -132,6 +134,26 @@ export class OptionError extends StreamError {
       limit: option,
     });
     this.name = 'OptionError';
+  }
+
+  /** An option name that no option has (`where` names the call: `createStream()`), with the likely intended one. */
+  static unknown(option: string, where: string, suggestion: string | undefined): OptionError {
+    const err = new OptionError(option, undefined, '');
+    err.message = `unknown option ${JSON.stringify(option)} for ${where}${suggestion === undefined ? '' : ` (did you mean ${JSON.stringify(suggestion)}?)`}`;
+    return err;
+  }
+}
+
+/**
+ * Reading was stopped by an AbortSignal (the `signal` option) or by leaving a
+ * `read()` loop early. Named `AbortError`, as the platform's own, so that
+ * `err.name === 'AbortError'` checks written for fetch keep working; `cause`
+ * is the signal's reason.
+ */
+export class AbortError extends StreamError {
+  constructor(message = 'reading was aborted', cause?: unknown) {
+    super('aborted', message, cause === undefined ? {} : { cause });
+    this.name = 'AbortError';
   }
 }
 

@@ -32,6 +32,7 @@ export type {
 } from './events.js';
 export { assertNever } from './events.js';
 export {
+  AbortError,
   ChunkTypeError,
   FrameTooLargeError,
   JsonArrayError,
@@ -58,7 +59,8 @@ export { byteStageTransform, objectStageTransform, StageTransform, type Transfor
 // The fused pipeline and its shells
 export { createStream, type CreateStreamOptions, type OutputMode, type StreamOutput } from './pipeline/create-stream.js';
 export { compose } from './pipeline/compose.js';
-export { events, finals, type ByteSource, type ResponseLike } from './pipeline/iterate.js';
+export { events, finals, type ByteSource, type IterateOptions, type ResponseLike } from './pipeline/iterate.js';
+export { read, type Reading } from './pipeline/read.js';
 
 // Pure cores (no node:stream), for synchronous use and custom shells
 export { chain, runStage, type Emit, type Stage } from './stage.js';

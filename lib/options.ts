@@ -32,9 +32,83 @@ export function functionOption<F extends (...args: never[]) => unknown>(name: st
   return value;
 }
 
+/** An AbortSignal option: the signal, or undefined when absent. */
+export function signalOption(value: unknown): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  if (!(value instanceof AbortSignal)) throw new OptionError('signal', typeof value === 'object' ? String(value) : value, 'an AbortSignal');
+  return value;
+}
+
 /** The options argument itself: an object, or absent (`{}`); `createStream('final')` must not pass for events mode. */
 export function optionsObject<T extends object>(value: T | undefined): T {
   if (value === undefined) return {} as T;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OptionError('options', value, 'an object', 'the options argument');
   return value;
+}
+
+/**
+ * The option names of T, checked both ways at compile time: naming a key T
+ * lacks, or leaving one of T's keys out, is a type error, so the runtime list
+ * that refuses unknown names cannot drift from the documented interface.
+ */
+export function optionKeys<T extends object>() {
+  return <const K extends readonly (keyof T & string)[]>(
+    keys: K & ([Exclude<keyof T & string, K[number]>] extends [never] ? unknown : { missing: Exclude<keyof T & string, K[number]> }),
+  ): readonly string[] => keys;
+}
+
+/**
+ * Refuses an option name that is not in `known` with an OptionError naming
+ * the closest known one: a misspelt option (`outptu`) would otherwise be
+ * ignored and its default used without a word.
+ */
+export function knownOptions(options: object, known: readonly string[], where: string): void {
+  for (const name of Object.keys(options)) {
+    if (known.includes(name)) continue;
+    const near = closest(name, known);
+    throw OptionError.unknown(name, where, near);
+  }
+}
+
+/**
+ * The options argument of a public factory: an object (or absent) whose
+ * names are all in `known`. Returns it, `{}` when absent.
+ */
+export function checkOptions<T extends object>(options: T | undefined, known: readonly string[], where: string): T {
+  const checked = optionsObject(options);
+  knownOptions(checked, known, where);
+  return checked;
+}
+
+/** The known name nearest to `name` (case-insensitive edit distance), when it is near enough to be a likely typo. */
+function closest(name: string, known: readonly string[]): string | undefined {
+  const lower = name.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const k of known) {
+    const d = editDistance(lower, k.toLowerCase());
+    if (d < bestDistance) {
+      best = k;
+      bestDistance = d;
+    }
+  }
+  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours each cost 1. */
+function editDistance(a: string, b: string): number {
+  let prev2: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2]! + 1);
+      row.push(d);
+    }
+    prev2 = prev;
+    prev = row;
+  }
+  return prev[b.length]!;
 }

@@ -11,6 +11,13 @@ import type {
 } from '../accumulate/types.js';
 import { createUsageAccumulator, type UsageAccumulator } from '../accumulate/usage.js';
 import type { UnifiedEvent } from '../events.js';
+import { checkOptions } from '../options.js';
+import {
+  FINAL_ACCUMULATOR_OPTIONS,
+  PLAIN_ACCUMULATOR_OPTIONS,
+  TEXT_ACCUMULATOR_OPTIONS,
+  TOOL_ARGS_ACCUMULATOR_OPTIONS,
+} from './option-keys.js';
 import { StageTransform, type TransformOptions } from './transform.js';
 import { takesTextRuns } from './handoff.js';
 
@@ -26,21 +33,25 @@ function wrap<S extends { push: StageTransform<UnifiedEvent, UnifiedEvent>['stag
 
 /** Text and reasoning per block; events pass through unchanged. */
 export function textAccumulator(options: TextAccumulatorOptions & TransformOptions = {}): AccumulatorTransform<TextAccumulator> {
+  checkOptions(options, TEXT_ACCUMULATOR_OPTIONS, 'textAccumulator()');
   return wrap(createTextAccumulator(options), options);
 }
 
 /** Tool-call arguments with partial-JSON previews; events pass through unchanged. */
 export function toolArgsAccumulator(options: ToolArgsAccumulatorOptions & TransformOptions = {}): AccumulatorTransform<ToolArgsAccumulator> {
+  checkOptions(options, TOOL_ARGS_ACCUMULATOR_OPTIONS, 'toolArgsAccumulator()');
   return wrap(createToolArgsAccumulator(options), options);
 }
 
 /** The last authoritative usage of the response; events pass through unchanged. */
 export function usageAccumulator(options: TransformOptions = {}): AccumulatorTransform<UsageAccumulator> {
+  checkOptions(options, PLAIN_ACCUMULATOR_OPTIONS, 'usageAccumulator()');
   return wrap(createUsageAccumulator(), options);
 }
 
 /** Every reasoning signature in order, and the last; events pass through unchanged. */
 export function signatureAccumulator(options: TransformOptions = {}): AccumulatorTransform<SignatureAccumulator> {
+  checkOptions(options, PLAIN_ACCUMULATOR_OPTIONS, 'signatureAccumulator()');
   return wrap(createSignatureAccumulator(), options);
 }
 
@@ -48,6 +59,7 @@ export function signatureAccumulator(options: TransformOptions = {}): Accumulato
 export function finalAccumulator(
   options: FinalAccumulatorOptions & TransformOptions = {},
 ): StageTransform<UnifiedEvent, FinalResult> & { readonly stage: FinalAccumulator } {
+  checkOptions(options, FINAL_ACCUMULATOR_OPTIONS, 'finalAccumulator()');
   const stage = createFinalAccumulator(options);
   takesTextRuns(stage);
   return new StageTransform(stage, true, options) as StageTransform<UnifiedEvent, FinalResult> & {

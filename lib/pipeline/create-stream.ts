@@ -4,8 +4,9 @@
  */
 import { createFusableFinalAccumulator } from '../accumulate/final.js';
 import type { FinalAccumulatorOptions, FinalResult } from '../accumulate/types.js';
-import { StreamError } from '../errors.js';
-import { booleanOption, choiceOption, optionsObject } from '../options.js';
+import { AbortError, StreamError } from '../errors.js';
+import { booleanOption, choiceOption, knownOptions, optionsObject, signalOption } from '../options.js';
+import { CREATE_STREAM_OPTIONS } from './option-keys.js';
 import type { ErrorEvent, UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { Emit, Stage } from '../stage.js';
@@ -31,6 +32,12 @@ export interface CreateStreamOptions extends EventsStageOptions, FinalAccumulato
    * @defaultValue false
    */
   strict?: boolean;
+  /**
+   * Aborting stops reading at once: input is ignored, open responses end with
+   * an `aborted` error (final mode: their partial finals), and the stream is
+   * destroyed with an AbortError (code `aborted`) once those have been read.
+   */
+  signal?: AbortSignal;
 }
 
 export type StreamOutput<M extends OutputMode> = M extends 'final' ? FinalResult : M extends 'text' ? string : UnifiedEvent;
@@ -203,10 +210,32 @@ export function createOutputStage(options: CreateStreamOptions = {}): GuardedSta
 }
 
 /** One Transform from bytes (Buffers or strings) to the chosen output, stages fused, with backpressure. */
-export function createStream<M extends OutputMode = 'events'>(
-  options: CreateStreamOptions & { output?: M } = {},
-): StageTransform<Chunk, StreamOutput<M>> {
+export function createStream(options: CreateStreamOptions & { output: 'final' }): StageTransform<Chunk, FinalResult>;
+export function createStream(options: CreateStreamOptions & { output: 'text' }): StageTransform<Chunk, string>;
+export function createStream(options?: CreateStreamOptions & { output?: 'events' }): StageTransform<Chunk, UnifiedEvent>;
+export function createStream(options?: CreateStreamOptions): StageTransform<Chunk, StreamOutput<OutputMode>>;
+export function createStream<O extends StreamOutput<OutputMode>>(options: CreateStreamOptions = {}): StageTransform<Chunk, O> {
   options = optionsObject(options);
-  const stage = createOutputStage(options) as unknown as Stage<Chunk, StreamOutput<M>>;
-  return new StageTransform(stage, false, options, (options.output ?? 'events') !== 'text');
+  knownOptions(options, CREATE_STREAM_OPTIONS, 'createStream()');
+  const signal = signalOption(options.signal);
+  // The overloads give each output mode its item type; the stage emits that mode's items.
+  const stage = createOutputStage(options) as GuardedStage<O>;
+  const stream = new StageTransform<Chunk, O>(stage, false, options, (options.output ?? 'events') !== 'text');
+  if (signal !== undefined) {
+    const onAbort = (): void => {
+      const err = abortError(signal);
+      stream.stop(err, (emit) => stage.abort(err, emit));
+    };
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener('abort', onAbort, { once: true });
+      stream.once('close', () => signal.removeEventListener('abort', onAbort));
+    }
+  }
+  return stream;
+}
+
+/** The AbortError for an aborted signal, its reason as the cause. */
+export function abortError(signal: AbortSignal): AbortError {
+  return new AbortError('reading was aborted', signal.reason);
 }

@@ -13,7 +13,7 @@ import type { DialectLimitOptions } from '../dialects/limits.js';
 import type { RawTextSink, TextSink } from '../dialects/types.js';
 import { createTextNormalizer } from '../dialects/normalizer.js';
 import { createAutoFramer, createFramer, FRAMING_OPTIONS, type FramingName, type FramingOption } from '../framing/detect.js';
-import { choiceOption, functionOption, optionsObject } from '../options.js';
+import { booleanOption, choiceOption, functionOption, optionsObject } from '../options.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { InternalSseOptions, SseEventHook, Unframed } from '../framing/sse.js';
 import { chain } from '../stage.js';
@@ -33,6 +33,12 @@ export interface EventsStageOptions extends DialectLimitOptions {
   captures?: CaptureMode;
   onFraming?: (framing: FramingName) => void;
   onDialect?: (dialect: DialectName) => void;
+  /**
+   * The raw-text fast path: text deltas recognised by their shape skip
+   * JSON.parse. `false` parses every payload (the reference path; same output).
+   * @defaultValue true
+   */
+  fastPath?: boolean;
 }
 
 export interface EventsStage extends Stage<Chunk, UnifiedEvent> {
@@ -45,17 +51,11 @@ export interface EventsStage extends Stage<Chunk, UnifiedEvent> {
   setTextSink(sink: TextSink | null, raw?: RawTextSink | null): void;
 }
 
-/** Internal switches, not part of the documented options. */
-interface InternalOptions {
-  /** The raw-text fast path (default on); off gives the plain decode-everything path, for tests and measurements. */
-  fastPath?: boolean;
-}
-
 export function createEventsStage(options: EventsStageOptions = {}): EventsStage {
   options = optionsObject(options);
   const onFraming = functionOption('onFraming', options.onFraming);
   functionOption('onDialect', options.onDialect);
-  const fast = (options as InternalOptions).fastPath !== false;
+  const fast = booleanOption('fastPath', options.fastPath, true);
   const hook: SseEventHook | undefined = fast ? createEventHook() : undefined;
   /** Set by the SSE framer's end when the input held no event but lines that are not SSE fields. */
   let unframed: Unframed | null = null;

@@ -4,11 +4,12 @@
  * is the consumer's pace; breaking out of the loop releases the source.
  */
 import type { FinalResult } from '../accumulate/types.js';
-import { OptionError, StreamError } from '../errors.js';
-import { optionsObject } from '../options.js';
+import { AbortError, OptionError, StreamError } from '../errors.js';
+import { knownOptions, optionsObject, signalOption } from '../options.js';
 import type { UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
-import { createOutputStage, type CreateStreamOptions } from './create-stream.js';
+import { abortError, createOutputStage, type CreateStreamOptions } from './create-stream.js';
+import { ITERATE_OPTIONS } from './option-keys.js';
 
 /**
  * Anything wirefold can read bytes from. A fetch Response is read for its
@@ -64,13 +65,73 @@ function reportsError(x: Output): boolean {
   return 'errors' in x ? x.errors.length > 0 : x.type === 'error';
 }
 
-async function* chunksOf(source: ByteSource): AsyncGenerator<Chunk> {
-  if (isResponseLike(source)) {
-    if (source.body === null) return;
-    yield* source.body as unknown as AsyncIterable<Uint8Array>;
-    return;
+/** A pull reader over a source's chunks, and a way to let go of the source at once. */
+interface SourceReader {
+  next(): Promise<IteratorResult<Chunk>>;
+  /**
+   * Releases the source (destroys a Node stream, cancels a web stream and
+   * releases its reader, returns an iterator); never rejects. The promise is
+   * for callers with no read pending: an iterator's return() waits for one.
+   */
+  release(reason: unknown): Promise<void>;
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+function isWebStream(s: unknown): s is ReadableStream<Uint8Array> {
+  return typeof (s as ReadableStream | null)?.getReader === 'function';
+}
+
+/** A Node Readable (or anything with its destroy): destroying it is how it is let go. */
+function isDestroyable(s: unknown): s is { destroy(error?: Error): unknown } {
+  return typeof (s as { destroy?: unknown } | null)?.destroy === 'function' && typeof (s as { pipe?: unknown }).pipe === 'function';
+}
+
+function readerOf(source: ByteSource): SourceReader {
+  const body = isResponseLike(source) ? source.body : source;
+  if (body === null) return { next: () => Promise.resolve(DONE), release: () => Promise.resolve() };
+  if (isWebStream(body)) {
+    const reader = body.getReader();
+    return {
+      next: () => reader.read() as Promise<IteratorResult<Chunk>>,
+      release: (reason) =>
+        reader.cancel(reason).then(
+          () => reader.releaseLock(),
+          () => {},
+        ),
+    };
   }
-  yield* source as AsyncIterable<Chunk>;
+  const iterable = body as AsyncIterable<Chunk> | Iterable<Chunk>;
+  const it: AsyncIterator<Chunk> | Iterator<Chunk> =
+    typeof (iterable as Partial<AsyncIterable<Chunk>>)[Symbol.asyncIterator] === 'function'
+      ? (iterable as AsyncIterable<Chunk>)[Symbol.asyncIterator]()
+      : (iterable as Iterable<Chunk>)[Symbol.iterator]();
+  return {
+    next: async () => it.next(),
+    release: async () => {
+      if (isDestroyable(body)) body.destroy(); // at once, even while a read is pending
+      else await Promise.resolve(it.return?.()).catch(() => {});
+    },
+  };
+}
+
+/** Resolves with ABORTED when `signal` aborts (never, without one); `off` removes its listener. */
+function abortWaiter(signal: AbortSignal | undefined): { aborted: Promise<typeof ABORTED>; off(): void } {
+  if (signal === undefined) return { aborted: new Promise(() => {}), off() {} };
+  let off = (): void => {};
+  const aborted = new Promise<typeof ABORTED>((resolve) => {
+    const on = (): void => resolve(ABORTED);
+    signal.addEventListener('abort', on, { once: true });
+    off = () => signal.removeEventListener('abort', on);
+  });
+  return { aborted, off: () => off() };
+}
+
+const ABORTED = Symbol('aborted');
+
+/** Read through a call, as the signal can abort while the generator is suspended at a yield (flow narrowing does not know). */
+function abortedNow(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
 }
 
 type Output = UnifiedEvent | FinalResult | string;
@@ -95,17 +156,61 @@ async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGene
     if (err instanceof StreamError && status !== undefined) err.status = status;
     return err;
   };
+  const signal = options.signal;
+  const reader = readerOf(source);
+  const waiter = abortWaiter(signal);
+  let finished = false;
   let sourceError: unknown = null;
+  let aborted: StreamError | null = null;
   try {
-    for await (const chunk of chunksOf(source)) {
-      stage.push(chunk, emit);
+    for (;;) {
+      if (abortedNow(signal)) {
+        aborted = abortError(signal!);
+        break;
+      }
+      let step: IteratorResult<Chunk> | typeof ABORTED;
+      try {
+        // Raced with the signal: a read that never answers must not hold up the abort.
+        step = signal === undefined ? await reader.next() : await Promise.race([reader.next(), waiter.aborted]);
+      } catch (err) {
+        sourceError = err;
+        break;
+      }
+      if (step === ABORTED) {
+        aborted = abortError(signal!);
+        break;
+      }
+      if (step.done === true) {
+        finished = true;
+        break;
+      }
+      const chunk = step.value;
+      try {
+        stage.push(chunk, emit);
+      } catch (err) {
+        throw withStatus(err); // strict mode or a stage failure
+      }
       // (after push, which reports a chunk that is not bytes)
       bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : ArrayBuffer.isView(chunk) ? chunk.byteLength : 0;
-      while (pending.length > 0) yield pending.shift()!;
+      while (pending.length > 0) {
+        yield pending.shift()!;
+        // Aborted from inside the consumer's loop: what this chunk still held is not wanted any more.
+        if (abortedNow(signal)) pending.length = 0;
+      }
     }
-  } catch (err) {
-    if (err instanceof StreamError) throw withStatus(err); // strict mode or a stage failure
-    sourceError = err;
+  } finally {
+    waiter.off();
+    // Left early (an abort, a break out of the consumer's loop, a throw): let go of the source now.
+    if (!finished && sourceError === null) {
+      const released = reader.release(aborted ?? new AbortError('reading was stopped before the end of the input'));
+      if (aborted === null) await released; // no read is pending: the source is let go before the loop goes on
+    }
+  }
+  if (aborted !== null) {
+    if (strict) throw withStatus(aborted);
+    stage.abort(aborted, emit);
+    while (pending.length > 0) yield pending.shift()!;
+    throw withStatus(aborted);
   }
   if (sourceError !== null) {
     // The source failed mid-stream: deliver what is complete and the partial result, then fail.
@@ -144,14 +249,26 @@ function checkSource(source: unknown): void {
   if (!readable) throw new OptionError('source', source, 'an async iterable or iterable of chunks, a web ReadableStream, or a fetch Response', 'the source');
 }
 
-/** Unified events of every response in `source`. */
-export function events(source: ByteSource, options: Omit<CreateStreamOptions, 'output'> = {}): AsyncGenerator<UnifiedEvent> {
+/** Options of events(), finals() and read(): createStream's, but the output mode and the Transform's buffer sizes. */
+export type IterateOptions = Omit<CreateStreamOptions, 'output' | 'highWaterMark' | 'writableHighWaterMark'>;
+
+/** Checks the source and the options at the call (`where` names it in messages). */
+export function iterateOptions(source: unknown, options: IterateOptions | undefined, where: string): IterateOptions {
   checkSource(source);
-  return run(source, { ...optionsObject(options), output: 'events' }) as AsyncGenerator<UnifiedEvent>;
+  const checked = optionsObject(options);
+  knownOptions(checked, ITERATE_OPTIONS, where);
+  signalOption(checked.signal);
+  return checked;
+}
+
+/** Unified events of every response in `source`. */
+export function events(source: ByteSource, options?: IterateOptions): AsyncGenerator<UnifiedEvent> {
+  const checked = iterateOptions(source, options, 'events()');
+  return run(source, { ...checked, output: 'events' }) as AsyncGenerator<UnifiedEvent>;
 }
 
 /** One final result per response in `source`. */
-export function finals(source: ByteSource, options: Omit<CreateStreamOptions, 'output'> = {}): AsyncGenerator<FinalResult> {
-  checkSource(source);
-  return run(source, { ...optionsObject(options), output: 'final' }) as AsyncGenerator<FinalResult>;
+export function finals(source: ByteSource, options?: IterateOptions): AsyncGenerator<FinalResult> {
+  const checked = iterateOptions(source, options, 'finals()');
+  return run(source, { ...checked, output: 'final' }) as AsyncGenerator<FinalResult>;
 }

@@ -3,6 +3,8 @@ import type { DecoderOptions } from '../dialects/decoder.js';
 import { createMessageDecoder, type CaptureOptions, type MessageInput } from '../dialects/capture.js';
 import type { NormalizerOptions } from '../dialects/normalizer.js';
 import type { Frame, ProviderEvent, UnifiedEvent } from '../events.js';
+import { checkOptions } from '../options.js';
+import { DECODER_OPTIONS, NORMALIZER_OPTIONS } from './option-keys.js';
 import { createDecoderStage, createNormalizerStage } from './handoff.js';
 import { objectStageTransform, type StageTransform, type TransformOptions } from './transform.js';
 
@@ -11,15 +13,18 @@ import { objectStageTransform, type StageTransform, type TransformOptions } from
  * Piped straight into normalizer(), it hands frames on undecoded (see handoff.ts).
  */
 export function decoder(options: DecoderOptions & TransformOptions = {}): StageTransform<Frame, ProviderEvent> {
+  checkOptions(options, DECODER_OPTIONS, 'decoder()');
   return objectStageTransform(createDecoderStage(options), options);
 }
 
 /** provider events → unified events. */
 export function normalizer(options: NormalizerOptions & TransformOptions = {}): StageTransform<ProviderEvent, UnifiedEvent> {
+  checkOptions(options, NORMALIZER_OPTIONS, 'normalizer()');
   return objectStageTransform(createNormalizerStage(options), options);
 }
 
 /** Already-received WebSocket messages (strings, Buffers or parsed objects) → provider events, each decoded whole. */
 export function messageDecoder(options: CaptureOptions & TransformOptions = {}): StageTransform<MessageInput, ProviderEvent> {
+  checkOptions(options, DECODER_OPTIONS, 'messageDecoder()');
   return objectStageTransform(createMessageDecoder(options), options);
 }

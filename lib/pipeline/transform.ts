@@ -143,6 +143,24 @@ export class StageTransform<I, O> extends Transform {
     });
   }
 
+  /**
+   * Stops the stream from outside (an AbortSignal): `flush` may emit what the
+   * stage can still say (a terminal error, a partial final), then input is
+   * ignored and the stream is destroyed with `err` once that has been read.
+   */
+  stop(err: Error, flush?: (emit: (item: O) => void) => void): void {
+    if (this.pendingError !== null || this.destroyed) return;
+    if (flush !== undefined) {
+      try {
+        flush(this.emitItem);
+      } catch (e) {
+        this.fail(e);
+        return;
+      }
+    }
+    this.fail(err);
+  }
+
   override read(size?: number): ReturnType<Transform['read']> {
     const item: ReturnType<Transform['read']> = super.read(size);
     if (this.pendingError !== null && this.readableLength === 0) this.destroySoon();

@@ -158,3 +158,45 @@ t.test('every public factory refuses an options argument that is not an object, 
     t.doesNotThrow(() => make!({}), `${name}({})`);
   }
 });
+
+t.test('an unknown option name is an OptionError naming the closest known one, at every public entry', async (t) => {
+  const { decoder, normalizer, messageDecoder } = await import('../../lib/pipeline/stages.js');
+  const { ndjsonFramer } = await import('../../lib/pipeline/framers.js');
+  const acc = await import('../../lib/pipeline/accumulators.js');
+  const { read } = await import('../../lib/pipeline/read.js');
+  const src = [input];
+  const cases: [string, () => unknown, RegExp][] = [
+    ['createStream', () => createStream({ outptu: 'final' } as never), /^unknown option "outptu" for createStream\(\) \(did you mean "output"\?\)$/],
+    ['createStream, case', () => createStream({ Strict: true } as never), /did you mean "strict"\?/],
+    ['createStream, swapped letters', () => createStream({ dialcet: 'openai-chat' } as never), /did you mean "dialect"\?/],
+    ['createStream, nothing near', () => createStream({ colour: 'red' } as never), /^unknown option "colour" for createStream\(\)$/],
+    ['events', () => events(src, { maxFrameByte: 10 } as never), /^unknown option "maxFrameByte" for events\(\) \(did you mean "maxFrameBytes"\?\)$/],
+    ['finals: output is not theirs', () => finals(src, { output: 'final' } as never), /^unknown option "output" for finals\(\)/],
+    ['read', () => read(src, { singal: new AbortController().signal } as never), /did you mean "signal"\?/],
+    ['sseFramer', () => sseFramer({ flushIncompete: true } as never), /did you mean "flushIncomplete"\?/],
+    ['jsonArrayFramer', () => jsonArrayFramer({ position: true } as never), /did you mean "positions"\?/],
+    ['jsonValuesFramer', () => jsonValuesFramer({ flushIncomplete: true } as never), /^unknown option "flushIncomplete" for jsonValuesFramer\(\)/],
+    ['autoFramer', () => autoFramer({ highWatermark: 4 } as never), /did you mean "highWaterMark"\?/],
+    ['ndjsonFramer', () => ndjsonFramer({ maxFrameBytess: 4 } as never), /did you mean "maxFrameBytes"\?/],
+    ['decoder', () => decoder({ capture: 'all' } as never), /did you mean "captures"\?/],
+    ['messageDecoder', () => messageDecoder({ capture: 'all' } as never), /did you mean "captures"\?/],
+    ['normalizer', () => normalizer({ dialects: 'auto' } as never), /did you mean "dialect"\?/],
+    ['textAccumulator', () => acc.textAccumulator({ maxTextByte: 1 } as never), /did you mean "maxTextBytes"\?/],
+    ['toolArgsAccumulator', () => acc.toolArgsAccumulator({ maxBlock: 1 } as never), /did you mean "maxBlocks"\?/],
+    ['usageAccumulator', () => acc.usageAccumulator({ maxBlocks: 1 } as never), /^unknown option "maxBlocks" for usageAccumulator\(\)/],
+    ['signatureAccumulator', () => acc.signatureAccumulator({ x: 1 } as never), /^unknown option "x" for signatureAccumulator\(\)$/],
+    ['finalAccumulator', () => acc.finalAccumulator({ maxTextBytes: 1, maxToolArgBytes: 2 } as never), /did you mean "maxToolArgumentBytes"\?/],
+  ];
+  for (const [name, call, message] of cases) t.throws(call, { name: 'OptionError', code: 'invalid_option', message }, name);
+  // every documented option is known where it belongs
+  t.doesNotThrow(() =>
+    createStream({
+      output: 'final', strict: false, signal: new AbortController().signal, fastPath: false, dialect: 'auto', framing: 'auto',
+      positions: true, maxFrameBytes: 100, flushIncomplete: true, captures: 'recv', onFraming: () => {}, onDialect: () => {},
+      maxBlocks: 5, maxToolArgumentBytes: 5, maxTextBytes: 5, highWaterMark: 4, writableHighWaterMark: 4,
+    }),
+  );
+  t.throws(() => createStream({ signal: 'stop' } as never), { code: 'invalid_option', message: /^option signal: expected an AbortSignal/ });
+  t.throws(() => events(src, { signal: {} } as never), { code: 'invalid_option', message: /^option signal: expected an AbortSignal/ });
+  t.end();
+});

@@ -106,7 +106,7 @@ t.test('a fatal framing error in frames mode: frames first, then a one-line mess
   const r = await run(['--out', 'frames'], '[{"a":1} junk');
   t.equal(r.code, 1);
   t.equal(r.stdout.trim(), JSON.stringify({ event: 'message', data: '{"a":1}', id: '' }));
-  t.match(r.stderr, /^wirefold: stdin: invalid JSON array at byte 9: expected ',' or '\]', found "j"\n$/);
+  t.match(r.stderr, /^wirefold: stdin: invalid_json_array at byte 9 \(frame 1\): invalid JSON array: expected ',' or '\]', found "j"\n$/);
 });
 
 t.test('the bin runs as a real process (built dist)', async (t) => {
@@ -148,6 +148,32 @@ t.test('--strict: the first error event ends the run with exit 1 and a one-line 
   t.equal(strict.code, 1);
   t.match(strict.stderr, /^wirefold: .*overloaded-error\.sse: overloaded_error at byte \d+ \(frame \d+\): .+\n$/);
   t.notMatch(strict.stdout, /"at":/, 'positions stay out of the output unless asked for');
+});
+
+t.test('--strict and --out text messages state the code, the position and the cause once each', async (t) => {
+  const chat = (content: string): string =>
+    `data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}}}]}\n\n`;
+  const first = chat('a');
+  const array = '[{"candidates":[{"content":{"parts":[{"text":"hi"}]}}]} junk';
+  const big = Buffer.concat([Buffer.from(first), Buffer.from('data: "'), Buffer.alloc(9 * 1024 * 1024, 0x61)]);
+  const cases: [string[], string | Buffer, string][] = [
+    [['--strict'], first + 'data: {"id":"c","obj\n\n', `invalid_json at byte ${first.length} (frame 1): payload is not valid JSON (`],
+    [['--strict'], Buffer.concat([Buffer.from('data: "a'), Buffer.from([0xff]), Buffer.from('"\n\n')]), 'invalid_utf8 at byte 0 (frame 0): invalid UTF-8 replaced with U+FFFD\n'],
+    [['--strict', '--dialect', 'anthropic-messages'], first, 'dialect_mismatch at byte 0 (frame 0): the payloads look like openai-chat, not anthropic-messages as asked'],
+    [['--strict'], array, `invalid_json_array at byte 56 (frame 1): invalid JSON array: expected ',' or ']', found "j"\n`],
+    [['--strict', '--out', 'text'], array, `invalid_json_array at byte 56 (frame 1): invalid JSON array: expected ',' or ']', found "j"\n`],
+    [['--out', 'text', '--positions'], array, `invalid_json_array at byte 56 (frame 1): invalid JSON array: expected ',' or ']', found "j"\n`],
+    [['--out', 'frames'], '[{"a":1} junk', `invalid_json_array at byte 9 (frame 1): invalid JSON array: expected ',' or ']', found "j"\n`],
+    [['--strict'], big, `frame_too_large at byte ${first.length} (frame 1): frame exceeds maxFrameBytes (8388608 bytes)\n`],
+    [['--strict'], 'x\n<html>\n', 'not_a_stream at byte 0 (frame 0): no stream event in 9 bytes of input: the line is not an SSE field ("x")\n'],
+  ];
+  for (const [argv, input, want] of cases) {
+    const r = await run(argv, typeof input === 'string' ? input : [input]);
+    t.match(r.stderr, `wirefold: stdin: ${want}`, argv.join(' '));
+    const line = r.stderr.trim();
+    t.equal(line.split('\n').length, 1, 'one line');
+    t.ok((line.match(/\bbyte \d+/g) ?? []).length <= 1 && (line.match(/\bframe \d+/g) ?? []).length <= 1, `position once: ${line}`);
+  }
 });
 
 t.test('an input that is not a stream (an HTML error page) is an error event, not silence; --strict exits 1', async (t) => {

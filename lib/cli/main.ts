@@ -113,6 +113,19 @@ interface Outcome {
   stop: boolean;
 }
 
+/**
+ * The one-line message of the StreamError that stopped the run, as
+ * errorFromEvent words it: `<code> at byte X (frame Y): <cause>`, each once.
+ * A --strict error event's error is already that; a framer's own (a fatal
+ * framing error, thrown as it is) is put in the same form.
+ */
+function stopMessage(err: StreamError): string {
+  if (err.message.startsWith(`${err.code} `) || err.message.startsWith(`${err.code}:`)) return err.message;
+  const ev: ErrorEvent = { type: 'error', code: err.code, message: err.message, terminal: true };
+  if (err.offset !== undefined && err.frame !== undefined) ev.at = { frame: err.frame, offset: err.offset };
+  return errorFromEvent(ev).message;
+}
+
 /** A message for stderr, queued with the output so it comes out in stream order (see output.ts). */
 class Diagnostic {
   constructor(readonly message: string) {}
@@ -187,7 +200,7 @@ async function runFile(file: string, index: number, opts: CliOptions, io: CliIO,
     if (!(err instanceof StreamError)) throw err;
     progress?.done();
     if (!(await flush())) return gone;
-    await say(err.message);
+    await say(stopMessage(err));
     return { code: EXIT_FAILED, stop: true };
   } finally {
     await chunks.return?.();

@@ -42,10 +42,23 @@ export interface CreateStreamOptions extends EventsStageOptions, FinalAccumulato
 
 export type StreamOutput<M extends OutputMode> = M extends 'final' ? FinalResult : M extends 'text' ? string : UnifiedEvent;
 
-/** The StreamError a strict pipeline is destroyed with for an `error` event. */
+/**
+ * The StreamError a strict pipeline is destroyed with for an `error` event:
+ * `<code> at byte <offset> (frame <n>): <cause>`, each said once. A message
+ * that names the event's own place (the decoder's `frame 3: …`, a framer's
+ * `invalid JSON array at byte 56: …`) has it taken out of the cause.
+ */
 export function errorFromEvent(ev: ErrorEvent): StreamError {
-  const where = ev.at === undefined ? '' : ` at byte ${ev.at.offset} (frame ${ev.at.frame})`;
-  return new StreamError(ev.code, `${ev.code}${where}: ${ev.message}`, {
+  const at = ev.at;
+  let where = '';
+  let cause = ev.message;
+  if (at !== undefined) {
+    where = ` at byte ${at.offset} (frame ${at.frame})`;
+    cause = cause
+      .replace(new RegExp(`^frame ${at.frame}(?: at byte ${at.offset})?: `), '')
+      .replace(new RegExp(`(?: starting)? at byte ${at.offset}(?!\\d)`), '');
+  }
+  return new StreamError(ev.code, `${ev.code}${where}: ${cause}`, {
     ...(ev.at === undefined ? {} : { offset: ev.at.offset, frame: ev.at.frame }),
   });
 }

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { join } from 'node:path';
-import { createDiagnosis, formatReport, type InputReport } from '../lib/doctor/index.js';
+import { readFileSync } from 'node:fs';
+import { createDiagnosis, formatReport, type InputReport, type JsonReport } from '../lib/doctor/index.js';
 import { decodeAll } from '../lib/pipeline/events-stage.js';
 import { corpusDir, corpusFiles, fixture, hasCorpus, repoRoot } from './helpers/corpus.js';
 import { quickChunkings, randomChunks } from './helpers/chunks.js';
@@ -262,6 +263,65 @@ t.test('an unreadable input among several: the others are examined, one line nam
   t.equal(alone.code, 2);
   t.equal(alone.stdout, '');
   t.equal(alone.stderr, `wirefold: ${nope}: no such file or directory\n`);
+});
+
+t.test('--json: one JSON report per input, one line each, the data the text report is made of', async (t) => {
+  const files = [fx('clean-chat.sse'), fx('chat-error-no-done.sse'), fx('gemini-usage-signatures.sse')];
+  const r = await run(['doctor', '--json', ...files]);
+  t.equal(r.code, 1, 'the exit status of the text report');
+  t.equal(r.stderr, '');
+  const lines = r.stdout.split('\n');
+  t.equal(lines.pop(), '', 'each ends its line');
+  t.equal(lines.length, files.length, 'one line per input, no total line');
+  const reports = lines.map((l) => JSON.parse(l) as JsonReport);
+  t.same(
+    reports.map((j) => j.name),
+    files,
+  );
+  for (const [i, file] of files.entries()) {
+    const built = report(readFileSync(file), file);
+    t.same(reports[i], { ...built, errors: reports[i]!.errors, warnings: reports[i]!.warnings }, `${file}: the InputReport as built`);
+  }
+  const [clean, failed, gemini] = reports as [JsonReport, JsonReport, JsonReport];
+  t.match(clean, { framing: 'sse', dialects: ['openai-chat'], frames: 6, errors: 0, warnings: 0, anomalies: [] });
+  t.match(clean.responses[0], {
+    id: 'chatcmpl-doc1',
+    counts: { start: 1, raw: 2, text_delta: 2, usage: 1, done: 1 },
+    stopReason: 'end',
+    providerReason: 'stop',
+    usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 },
+  });
+  const buf = bytesOf('chat-error-no-done.sse');
+  t.match(failed, { errors: 2, warnings: 0 });
+  t.match(failed.responses[0]!.anomalies, [
+    { code: 'provider_error', severity: 'error', at: { frame: 2, offset: blockAt(buf, 'event: error') } },
+    { code: 'missing_terminal', severity: 'error', at: { offset: buf.length }, atEnd: true },
+  ]);
+  t.match(gemini, { errors: 0, warnings: 3 });
+  const one = await run(['doctor', '--json'], bytesOf('clean-chat.sse'));
+  t.equal(one.code, 0);
+  t.match(JSON.parse(one.stdout), { name: 'stdin', responses: [{ stopReason: 'end' }] });
+});
+
+t.test('doctor --help and -h: its own usage, exit 0', async (t) => {
+  const main = await run(['--help']);
+  for (const argv of [['doctor', '--help'], ['doctor', '-h'], ['--help', 'doctor']]) {
+    const r = await run(argv);
+    t.equal(r.code, 0, argv.join(' '));
+    t.equal(r.stderr, '');
+    t.match(r.stdout, /^Usage: wirefold doctor \[options\] \[file \.\.\.\]\n/);
+    t.not(r.stdout, main.stdout);
+    for (const word of ['--json', '--framing', '--dialect', 'missing_terminal', 'usage_repeated', 'Exit status']) t.match(r.stdout, word);
+  }
+});
+
+t.test('options that are not doctor\'s, and --json without doctor, are usage errors', async (t) => {
+  for (const argv of [['doctor', '--strict'], ['doctor', '--out', 'final'], ['doctor', '--raw'], ['--json']]) {
+    const r = await run(argv);
+    t.equal(r.code, 2, argv.join(' '));
+    t.equal(r.stdout, '');
+    t.match(r.stderr, /^wirefold: .+\nTry 'wirefold (doctor )?--help'\.\n$/);
+  }
 });
 
 t.test('forced framing and dialect are honoured and shown', async (t) => {

@@ -3,11 +3,12 @@ import { parseArgs } from 'node:util';
 import type { DialectOption } from '../events.js';
 import { FRAMING_OPTIONS, type FramingOption } from '../framing/detect.js';
 import { dialectNames } from '../dialects/registry.js';
+import { SEVERITY, type AnomalyCode, type Severity } from '../doctor/report.js';
 
 export type CliOut = 'frames' | 'events' | 'final' | 'text';
 
 export interface CliOptions {
-  command: 'run' | 'doctor' | 'help' | 'version';
+  command: 'run' | 'doctor' | 'help' | 'doctor-help' | 'version';
   framing: FramingOption;
   dialect: DialectOption;
   out: CliOut;
@@ -17,11 +18,20 @@ export interface CliOptions {
   quiet: boolean;
   progress: boolean | null;
   audioOut: string | null;
+  /** doctor: one JSON report per input instead of the text. */
+  json: boolean;
   files: string[];
 }
 
 export class UsageError extends Error {
   override name = 'UsageError';
+  /** Where to look: the message ends with `Try '<help>'.` */
+  constructor(
+    message: string,
+    readonly help = 'wirefold --help',
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -36,6 +46,66 @@ export const EXIT_USAGE = 2;
 export function worse(a: number, b: number): number {
   return Math.max(a, b);
 }
+
+/** Help text is kept within this many columns. */
+export const HELP_WIDTH = 80;
+
+/** `words` after `first`, a space apart, wrapped before a word that would pass HELP_WIDTH; later lines start with `indent`. */
+function wrap(first: string, words: readonly string[], indent: string): string {
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  for (const word of words) {
+    if (!empty && line.length + 1 + word.length > HELP_WIDTH) {
+      lines.push(line);
+      line = indent + word;
+    } else line += (empty ? '' : ' ') + word;
+    empty = false;
+  }
+  lines.push(line);
+  return lines.join('\n');
+}
+
+/** `a | b | c` as words to wrap (each separator stays at the end of its line). */
+function choices(names: readonly string[]): string[] {
+  return names.map((n, i) => (i < names.length - 1 ? `${n} |` : n));
+}
+
+const OPTION_INDENT = ' '.repeat(22);
+const FRAMING_HELP = wrap('  --framing <name>    ', [...choices(['auto', ...FRAMING_OPTIONS.filter((f) => f !== 'auto')]), '(default: auto)'], OPTION_INDENT);
+const DIALECT_HELP = wrap('  --dialect <name>    ', [...choices(['auto', ...dialectNames]), '(default: auto)'], OPTION_INDENT);
+
+function codesOf(severity: Severity): string[] {
+  const codes = (Object.keys(SEVERITY) as AnomalyCode[]).filter((c) => SEVERITY[c] === severity);
+  return codes.map((c, i) => `${c}${i < codes.length - 1 ? ',' : '.'}`);
+}
+
+export const DOCTOR_USAGE = `Usage: wirefold doctor [options] [file ...]
+
+Examines stream captures (the files in order, or standard input when none is
+given or for "-") and reports, per input and per response: the framing and
+dialect detected, the event counts by type, the stop reason, the usage, and
+every anomaly found, with its byte offset and frame.
+
+Errors: the capture does not hold a complete, successful response.
+${wrap('  ', codesOf('error'), '  ')}
+Warnings: the stream is well-formed, but a naive parser gets it wrong.
+${wrap('  ', codesOf('warning'), '  ')}
+
+Options:
+  --json              one JSON report per input, one line each: the same data
+                      (counts, stop reasons, usage, anomalies with offsets)
+${FRAMING_HELP}
+${DIALECT_HELP}
+  --quiet             no hint when reading standard input from a terminal
+  -h, --help          show this help
+
+Exit status: 0 when no input has an error (warnings are fine), 1 when any
+has one, 2 on bad usage or when an input cannot be read (named on stderr; the
+other inputs are still examined). When several apply, the highest wins.`;
+
+/** Options of the stream modes that doctor does not take. */
+const RUN_ONLY = ['out', 'raw', 'positions', 'strict', 'progress', 'audio-out'] as const;
 
 const OUTS: CliOut[] = ['frames', 'events', 'final', 'text'];
 
@@ -88,6 +158,7 @@ export function parseCli(argv: string[]): CliOptions {
         quiet: { type: 'boolean' },
         progress: { type: 'boolean' },
         'audio-out': { type: 'string' },
+        json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -97,12 +168,16 @@ export function parseCli(argv: string[]): CliOptions {
   }
   const v = parsed.values;
   let files = parsed.positionals;
-  let command: CliOptions['command'] = 'run';
-  if (v.help) command = 'help';
-  else if (v.version) command = 'version';
-  else if (files[0] === 'doctor') {
-    command = 'doctor';
-    files = files.slice(1);
+  const doctor = files[0] === 'doctor';
+  if (doctor) files = files.slice(1);
+  if (v.help) return { ...defaults(), command: doctor ? 'doctor-help' : 'help' };
+  if (v.version) return { ...defaults(), command: 'version' };
+  const command: CliOptions['command'] = doctor ? 'doctor' : 'run';
+  if (doctor) {
+    const other = RUN_ONLY.find((name) => v[name] !== undefined);
+    if (other !== undefined) throw new UsageError(`--${other} is not an option of doctor`, 'wirefold doctor --help');
+  } else if (v.json !== undefined) {
+    throw new UsageError("--json is an option of doctor ('wirefold doctor --json'); the other modes write JSON lines already");
   }
   const framing = (v.framing ?? 'auto') as FramingOption;
   if (!FRAMING_OPTIONS.includes(framing)) throw new UsageError(`unknown --framing '${v.framing}' (expected ${FRAMING_OPTIONS.join(', ')})`);
@@ -123,6 +198,24 @@ export function parseCli(argv: string[]): CliOptions {
     quiet: v.quiet ?? false,
     progress: v.progress ?? null,
     audioOut: v['audio-out'] ?? null,
+    json: v.json ?? false,
     files: files.length === 0 ? ['-'] : files,
+  };
+}
+
+function defaults(): CliOptions {
+  return {
+    command: 'run',
+    framing: 'auto',
+    dialect: 'auto',
+    out: 'events',
+    raw: false,
+    positions: false,
+    strict: false,
+    quiet: false,
+    progress: null,
+    audioOut: null,
+    json: false,
+    files: ['-'],
   };
 }

@@ -1,11 +1,12 @@
 /**
  * wirefold doctor: reads each input (stdin for `-`), prints a short report
- * per input and per response (lib/doctor does the analysis), and exits 1 when
- * any anomaly is an error. An input that cannot be read (or fails mid-way) is
+ * per input and per response (lib/doctor does the analysis), or with --json
+ * one JSON line per input (its InputReport and counts), and exits 1 when any
+ * anomaly is an error. An input that cannot be read (or fails mid-way) is
  * named on stderr and skipped: the others are still examined, and the exit
  * status is then 2.
  */
-import { allAnomalies, createDiagnosis, formatReport, formatTotal, type InputReport } from '../doctor/index.js';
+import { allAnomalies, createDiagnosis, formatReport, formatTotal, jsonReport, type InputReport } from '../doctor/index.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, worse, type CliOptions } from './args.js';
 import type { CliIO } from './main.js';
 import type { Output } from './output.js';
@@ -50,9 +51,10 @@ export async function doctor(opts: CliOptions, io: CliIO, output: Output): Promi
       continue;
     }
     reports.push(report);
-    await output.text((reports.length > 1 ? '\n' : '') + formatReport(report, { color }));
+    if (opts.json) await output.text(JSON.stringify(jsonReport(report)) + '\n');
+    else await output.text((reports.length > 1 ? '\n' : '') + formatReport(report, { color }));
   }
-  if (reports.length + unreadable > 1 && reports.length > 0) await output.text('\n' + formatTotal(reports, unreadable));
+  if (!opts.json && reports.length + unreadable > 1 && reports.length > 0) await output.text('\n' + formatTotal(reports, unreadable));
   const found = reports.some((r) => allAnomalies(r).some((a) => a.severity === 'error')) ? EXIT_FAILED : EXIT_OK;
   return worse(found, unreadable > 0 ? EXIT_USAGE : EXIT_OK);
 }

@@ -17,7 +17,7 @@ import { chain, type Stage } from '../stage.js';
 import { createAudioWriter } from './audio-out.js';
 import { createProgress, PROGRESS_MIN_BYTES, type Progress } from './progress.js';
 import { basename } from 'node:path';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, parseCli, USAGE, UsageError, worse, type CliOptions } from './args.js';
+import { DOCTOR_USAGE, EXIT_FAILED, EXIT_OK, EXIT_USAGE, parseCli, USAGE, UsageError, worse, type CliOptions } from './args.js';
 import { InputError, inputName, openInput, reason, type Input } from './input.js';
 import { Output } from './output.js';
 
@@ -214,14 +214,14 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     opts = parseCli(argv);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr.write(`wirefold: ${err.message}\nTry 'wirefold --help'.\n`);
+      io.stderr.write(`wirefold: ${err.message}\nTry '${err.help}'.\n`);
       return EXIT_USAGE;
     }
     throw err;
   }
-  if (opts.command === 'help') {
-    io.stdout.write(USAGE + '\n');
-    return 0;
+  if (opts.command === 'help' || opts.command === 'doctor-help') {
+    io.stdout.write((opts.command === 'help' ? USAGE : DOCTOR_USAGE) + '\n');
+    return EXIT_OK;
   }
   if (opts.command === 'version') {
     io.stdout.write(version() + '\n');

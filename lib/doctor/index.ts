@@ -5,9 +5,11 @@ export {
   SEVERITY,
   allAnomalies,
   countBySeverity,
+  jsonReport,
   type Anomaly,
   type AnomalyCode,
   type InputReport,
+  type JsonReport,
   type ResponseReport,
   type Severity,
 } from './report.js';

@@ -106,6 +106,20 @@ export interface InputReport {
   anomalies: Anomaly[];
 }
 
+/**
+ * One line of `wirefold doctor --json`: the InputReport as diagnose.ts builds
+ * it (the text report is printed from the same data) and its error and
+ * warning counts (any error makes the exit status 1).
+ */
+export interface JsonReport extends InputReport {
+  errors: number;
+  warnings: number;
+}
+
+export function jsonReport(report: InputReport): JsonReport {
+  return { ...report, ...countBySeverity(allAnomalies(report)) };
+}
+
 export function anomaly(code: AnomalyCode, message: string, at: Position | null | undefined): Anomaly {
   return { code, severity: SEVERITY[code], message, at: at ?? null };
 }

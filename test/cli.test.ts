@@ -22,6 +22,20 @@ t.test('--help prints usage and exits 0', async (t) => {
   t.match(r.stdout, /--out <mode>/);
 });
 
+t.test('--help and doctor --help fit in 80 columns, and name the command wirefold', async (t) => {
+  for (const argv of [['--help'], ['-h'], ['doctor', '--help']]) {
+    const r = await run(argv);
+    t.equal(r.code, 0);
+    const long = r.stdout.split('\n').filter((l) => l.length > 80);
+    t.same(long, [], `${argv.join(' ')}: no line over 80 columns`);
+    t.notMatch(r.stdout, /\t/, 'no tabs');
+    t.notMatch(r.stdout, /llmstream/i);
+  }
+  const help = (await run(['--help'])).stdout;
+  t.match(help, /--dialect <name>    auto \| openai-chat \|/);
+  t.match(help, 'xai-realtime', 'every dialect is still listed');
+});
+
 t.test('--out frames writes one JSON object per frame per line', async (t) => {
   const r = await run(['--out', 'frames', sse]);
   t.equal(r.code, 0);

@@ -110,7 +110,7 @@ const RUN_ONLY = ['out', 'raw', 'positions', 'strict', 'progress', 'audio-out'] 
 const OUTS: CliOut[] = ['frames', 'events', 'final', 'text'];
 
 export const USAGE = `Usage: wirefold [options] [file ...]
-       wirefold doctor [file ...]
+       wirefold doctor [options] [file ...]
 
 Reads LLM provider streams (SSE, Gemini JSON arrays, NDJSON / WebSocket logs)
 from the files in order, or standard input when none is given or for "-", and
@@ -118,23 +118,23 @@ writes one JSON object per line (or plain text with --out text, its errors
 on stderr).
 
 Options:
-  --out <mode>        frames | events | final | text           (default: events)
-  --dialect <name>    auto | ${dialectNames.join(' | ')}
-                                                               (default: auto)
-  --framing <name>    auto | sse | json-array | ndjson | json-values (default: auto)
-  --raw               include raw events (provider events with no unified meaning)
+  --out <mode>        frames | events | final | text (default: events)
+${DIALECT_HELP}
+${FRAMING_HELP}
+  --raw               include raw events: provider events with no unified meaning
   --positions         add "at": {frame, offset} to every event
-  --strict            stop at the first error event: exit 1 with a one-line message
-  --audio-out <dir>   write each response's audio to <dir> (one file per response)
-  --progress          force the progress bar on stderr (default: only on a TTY
-                      for files larger than a few MB)
-  --quiet             never show progress (nor the hint when reading a terminal)
+  --strict            stop at the first error event: a one-line message, exit 1
+  --audio-out <dir>   write each response's audio to <dir>, one file each
+  --progress          force the progress bar on stderr (default: only on a
+                      terminal, for files larger than a few MB)
+  --quiet             no progress bar, no hint when reading a terminal
   -h, --help          show this help
   -v, --version       show the version
 
 Commands:
-  doctor              per response: framing, dialect, event counts, stop reason,
-                      usage and every anomaly found, with byte offsets
+  doctor              per response: framing, dialect, event counts, stop
+                      reason, usage and every anomaly found, with byte
+                      offsets ('wirefold doctor --help' for its options)
 
 Exit status: 0 on success (errors in the stream appear in the output); 1 when
 --strict stops on an error or doctor finds an error; 2 on bad usage, or when

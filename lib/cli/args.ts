@@ -121,7 +121,7 @@ Options:
   --out <mode>        frames | events | final | text (default: events)
 ${DIALECT_HELP}
 ${FRAMING_HELP}
-  --raw               include raw events: provider events with no unified meaning
+  --raw               include raw events (provider events with no unified type)
   --positions         add "at": {frame, offset} to every event
   --strict            stop at the first error event: a one-line message, exit 1
   --audio-out <dir>   write each response's audio to <dir>, one file each

@@ -36,6 +36,28 @@ t.test('--help and doctor --help fit in 80 columns, and name the command wirefol
   t.match(help, 'xai-realtime', 'every dialect is still listed');
 });
 
+t.test('every message on stderr names the command wirefold', async (t) => {
+  const overloaded = fx('anthropic-messages/overloaded-error.sse');
+  const runs: [string[], string][] = [
+    [['--bogus'], ''],
+    [['--out', 'nope'], ''],
+    [['doctor', '--strict'], ''],
+    [[join(dir, 'nope.sse')], ''],
+    [['doctor', join(dir, 'nope.sse')], ''],
+    [['--strict', overloaded], ''],
+    [['--out', 'text', overloaded], ''],
+    [['--out', 'frames'], '<html>\n'],
+  ];
+  for (const [argv, input] of runs) {
+    const r = await run(argv, input);
+    const lines = r.stderr.split('\n').filter((l) => l !== '');
+    t.ok(lines.length > 0, argv.join(' '));
+    for (const line of lines) t.match(line, /^(wirefold: |Try 'wirefold (doctor )?--help'\.$)/, argv.join(' '));
+    t.notMatch(r.stderr, /llmstream/i);
+  }
+  t.match(TERMINAL_HINT, /^wirefold: .*'wirefold --help'/);
+});
+
 t.test('--out frames writes one JSON object per frame per line', async (t) => {
   const r = await run(['--out', 'frames', sse]);
   t.equal(r.code, 0);

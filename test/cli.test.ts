@@ -212,6 +212,17 @@ t.test('--strict and --out text messages state the code, the position and the ca
   }
 });
 
+t.test('--strict --out frames: an input that is not a stream stops the run with exit 1, as in the other modes', async (t) => {
+  const page = '<html>\n';
+  const r = await run(['--strict', '--out', 'frames', '-', sse], page);
+  t.equal(r.code, 1);
+  t.equal(r.stdout, '', 'the run stops: the next input is not read');
+  t.equal(r.stderr, 'wirefold: stdin: not_a_stream: no stream event in 7 bytes of input: the line at byte 0 is not an SSE field ("<html>")\n');
+  const lenient = await run(['--out', 'frames', '-', sse], page);
+  t.equal(lenient.code, 0, 'without --strict: told on stderr, exit 0');
+  t.equal(lenient.stdout.trim().split('\n').length, 2, 'and the next input is read');
+});
+
 t.test('an input that is not a stream (an HTML error page) is an error event, not silence; --strict exits 1', async (t) => {
   const page = '<html>\r\n<body>502 Bad Gateway</body>\r\n</html>\r\n';
   const lenient = await run([], page);

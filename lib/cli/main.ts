@@ -61,8 +61,11 @@ function makeStage(opts: CliOptions, file: string, index: number, report: (ev: E
   if (opts.out === 'frames') {
     const o: InternalSseOptions & { positions: boolean } = {
       positions: opts.positions,
-      // no frame for it: told on stderr, as the other modes' not_a_stream error
-      onUnframed: (u) => report(u.errorEvent()),
+      // no frame for it: told on stderr, as the other modes' not_a_stream error (--strict: it stops the run)
+      onUnframed: (u) => {
+        if (opts.strict) throw errorFromEvent(u.errorEvent());
+        report(u.errorEvent());
+      },
     };
     return opts.framing === 'auto' ? createAutoFramer(o) : createFramer(opts.framing, o);
   }

@@ -5,7 +5,7 @@ import { createJsonValuesFramer } from '../../lib/framing/json-values.js';
 import { createDecoder } from '../../lib/dialects/decoder.js';
 import { createNormalizer } from '../../lib/dialects/normalizer.js';
 import { chain, runStage } from '../../lib/stage.js';
-import { corpusFile, corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { corpusFile, corpusFiles, fixture } from '../helpers/corpus.js';
 import { decodeEvents as run, stable } from '../helpers/decode.js';
 import { briefs, countType, rawLabel, texts } from '../helpers/events.js';
 
@@ -368,7 +368,7 @@ const corpusChecks: Record<string, (tt: Test, evs: Ev[]) => void> = {
   },
 };
 
-t.test('corpus gemini-live', { skip: hasCorpus ? false : 'no corpus' }, (tt) => {
+t.test('corpus gemini-live', (tt) => {
   const files = corpusFiles(['gemini-live']);
   tt.equal(files.length, 12);
   for (const f of files) {
@@ -395,7 +395,7 @@ t.test('corpus gemini-live', { skip: hasCorpus ? false : 'no corpus' }, (tt) => 
   tt.end();
 });
 
-t.test('corpus bytes are read, not copied', { skip: hasCorpus ? false : 'no corpus' }, (tt) => {
+t.test('corpus bytes are read, not copied', (tt) => {
   tt.ok(corpusFile('gemini-live/js-genai--tool-call.ws.jsonl').length > 0);
   tt.end();
 });

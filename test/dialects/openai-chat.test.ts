@@ -2,7 +2,7 @@ import t from 'tap';
 import type { UnifiedEvent } from '../../lib/events.js';
 import type { EventsStageOptions } from '../../lib/pipeline/events-stage.js';
 import { chunkings, quickChunkings } from '../helpers/chunks.js';
-import { corpusFile, corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { corpusFile, corpusFiles, fixture } from '../helpers/corpus.js';
 import { checkChunkings, decodeEvents } from '../helpers/decode.js';
 import { ofType, texts, withoutPayloads as view } from '../helpers/events.js';
 import { fixtureNames } from '../helpers/fixtures.js';
@@ -141,7 +141,7 @@ t.test('fixture missing-done: open call closed, then incomplete_stream and done(
 
 // ---------------------------------------------------------------- corpus
 
-t.test('corpus: every file is chunking-independent, valid, one done per response', { skip: !hasCorpus }, (t) => {
+t.test('corpus: every file is chunking-independent, valid, one done per response', (t) => {
   const files = corpusFiles(['openai-chat']).filter((f) => f.name.endsWith('.sse') || f.name.endsWith('.body'));
   t.equal(files.length, 19);
   for (const f of files) {
@@ -161,7 +161,7 @@ t.test('corpus: every file is chunking-independent, valid, one done per response
   t.end();
 });
 
-t.test('corpus: what each file exercises', { skip: !hasCorpus }, (t) => {
+t.test('corpus: what each file exercises', (t) => {
   const c = (name: string) => run(corpusFile(`openai-chat/${name}`));
 
   t.test('azure prompt filter: raw first, start from the next chunk', (t) => {

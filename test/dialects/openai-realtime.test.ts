@@ -3,7 +3,7 @@ import type { Json, UnifiedEvent } from '../../lib/events.js';
 import { createNormalizer } from '../../lib/dialects/normalizer.js';
 import { createMessageDecoder } from '../../lib/dialects/capture.js';
 import { chain, runStage } from '../../lib/stage.js';
-import { corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { corpusFiles, fixture } from '../helpers/corpus.js';
 import { decodeEvents as run, detectedDialect, stable } from '../helpers/decode.js';
 import { briefs, countType as count, rawLabel, texts } from '../helpers/events.js';
 
@@ -350,7 +350,7 @@ const corpusChecks: Record<string, CorpusCheck> = {
   },
 };
 
-t.test('corpus openai-realtime', { skip: hasCorpus ? false : 'no corpus' }, (tt) => {
+t.test('corpus openai-realtime', (tt) => {
   const files = corpusFiles(['openai-realtime']);
   tt.equal(files.length, 8);
   for (const f of files) {

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import type { DialectOption, Json, JsonObject, UnifiedEvent } from '../../lib/events.js';
-import { corpusFile, corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { corpusFile, corpusFiles, fixture } from '../helpers/corpus.js';
 import { decodeEvents, stable, type Input } from '../helpers/decode.js';
 import { eventLines, outlineLines } from '../helpers/event-lines.js';
 import { isObj, ofType, rawPayloads, startDialect } from '../helpers/events.js';
@@ -424,7 +424,7 @@ t.test('plain JSON error body with the dialect forced: error + done, no start', 
 
 const corpus = corpusFiles(['openai-responses']);
 
-t.test('corpus: every file decodes the same under every chunking, one done per response', { skip: !hasCorpus && 'no corpus' }, (tt) => {
+t.test('corpus: every file decodes the same under every chunking, one done per response', (tt) => {
   tt.equal(corpus.length, 21, 'all 21 corpus files are checked');
   for (const f of corpus) {
     tt.test(f.name, (ft) => {
@@ -462,7 +462,7 @@ const corpusEvents = (name: string): UnifiedEvent[] => decode(corpusFile(`${DIAL
 
 const summary = (events: UnifiedEvent[]): string[] => outlineLines(lines(events));
 
-t.test('corpus: what each file exercises', { skip: !hasCorpus && 'no corpus' }, (tt) => {
+t.test('corpus: what each file exercises', (tt) => {
   tt.test('llm--function-call: arguments deltas', (ft) => {
     const ev = corpusEvents('llm--function-call.sse');
     ft.same(summary(ev), [

@@ -2,7 +2,7 @@ import t from 'tap';
 import type { UnifiedEvent } from '../../lib/events.js';
 import type { EventsStageOptions } from '../../lib/pipeline/events-stage.js';
 import { chunkings, quickChunkings } from '../helpers/chunks.js';
-import { corpusFile, corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { corpusFile, corpusFiles, fixture } from '../helpers/corpus.js';
 import { checkChunkings, decodeEvents } from '../helpers/decode.js';
 import { ofType, withoutPayloads as view } from '../helpers/events.js';
 import { fixtureNames } from '../helpers/fixtures.js';
@@ -66,7 +66,7 @@ t.test('fixture reasoning-tool-call: reasoning, whole call as start/delta/done, 
   t.end();
 });
 
-t.test('corpus: chunking-independent, valid, one start and one done', { skip: !hasCorpus }, (t) => {
+t.test('corpus: chunking-independent, valid, one start and one done', (t) => {
   const files = corpusFiles(['xai-chat']);
   t.equal(files.length, 3);
   for (const f of files) {
@@ -84,7 +84,7 @@ t.test('corpus: chunking-independent, valid, one start and one done', { skip: !h
   t.end();
 });
 
-t.test('corpus: reasoning-short', { skip: !hasCorpus }, (t) => {
+t.test('corpus: reasoning-short', (t) => {
   const evs = run(corpusFile('xai-chat/vercel-ai--reasoning-short.sse'));
   t.equal(joined(evs, 'reasoning_delta'), 'First, the user said');
   t.equal(joined(evs, 'text_delta'), 'Hello');
@@ -96,7 +96,7 @@ t.test('corpus: reasoning-short', { skip: !hasCorpus }, (t) => {
   t.end();
 });
 
-t.test('corpus: reasoning-content-text', { skip: !hasCorpus }, (t) => {
+t.test('corpus: reasoning-content-text', (t) => {
   const evs = run(corpusFile('xai-chat/vercel-ai--reasoning-content-text.sse'));
   const types = evs.map((e) => e.type);
   t.ok(types.lastIndexOf('reasoning_delta') < types.indexOf('text_delta'), 'reasoning comes first');
@@ -110,7 +110,7 @@ t.test('corpus: reasoning-content-text', { skip: !hasCorpus }, (t) => {
   t.end();
 });
 
-t.test('corpus: reasoning-tool-call', { skip: !hasCorpus }, (t) => {
+t.test('corpus: reasoning-tool-call', (t) => {
   const evs = run(corpusFile('xai-chat/vercel-ai--reasoning-tool-call.sse'));
   t.ok(ofType(evs, 'reasoning_delta').length > 100);
   const args = '{"location":"San Francisco"}';

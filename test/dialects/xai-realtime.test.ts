@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { DialectName, Json, UnifiedEvent } from '../../lib/events.js';
-import { corpusFile, fixture, hasCorpus } from '../helpers/corpus.js';
+import { corpusFile, fixture } from '../helpers/corpus.js';
 import { decodeEvents, detectedDialect as detected, stable } from '../helpers/decode.js';
 import { briefs } from '../helpers/events.js';
 
@@ -73,7 +73,7 @@ t.test('auto-detection: xAI from the model, conversation.created or ping; OpenAI
   tt.end();
 });
 
-t.test('the xAI corpus capture (compat endpoint in openai-realtime/)', { skip: hasCorpus ? false : 'no corpus' }, (tt) => {
+t.test('the xAI corpus capture (compat endpoint in openai-realtime/)', (tt) => {
   const bytes = corpusFile('openai-realtime/pydantic-ai--compat-xai-tool-call.ws.jsonl');
   tt.equal(detected(bytes), 'xai-realtime');
   const evs = stable(tt, bytes, {}, { quick: true });

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import type { DialectOption, JsonObject, UnifiedEvent } from '../../lib/events.js';
-import { corpusFile, corpusFiles, fixture, hasCorpus } from '../helpers/corpus.js';
+import { corpusFile, corpusFiles, fixture } from '../helpers/corpus.js';
 import { decodeEvents, stable, type Input } from '../helpers/decode.js';
 import { eventLines, outlineLines } from '../helpers/event-lines.js';
 import { ofType, rawPayloads, startDialect } from '../helpers/events.js';
@@ -88,7 +88,7 @@ t.test('custom_tool_call: client-side on OpenAI (tool_use), server-side x_search
 
 const corpus = corpusFiles(['xai-responses']);
 
-t.test('corpus: every file decodes the same under every chunking, one done per response', { skip: !hasCorpus && 'no corpus' }, (tt) => {
+t.test('corpus: every file decodes the same under every chunking, one done per response', (tt) => {
   tt.equal(corpus.length, 4, 'all 4 corpus files are checked');
   for (const f of corpus) {
     tt.test(f.name, (ft) => {
@@ -118,7 +118,7 @@ const corpusEvents = (name: string): UnifiedEvent[] => decode(corpusFile(`${DIAL
 
 const summary = (events: UnifiedEvent[]): string[] => outlineLines(lines(events));
 
-t.test('corpus: what each file exercises', { skip: !hasCorpus && 'no corpus' }, (tt) => {
+t.test('corpus: what each file exercises', (tt) => {
   tt.test('vercel-ai--text-with-reasoning: summary deltas, usage incl. reasoning', (ft) => {
     const ev = corpusEvents('vercel-ai--text-with-reasoning.sse');
     ft.same(summary(ev), [

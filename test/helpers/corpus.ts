@@ -10,11 +10,6 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const corpusDir = join(repoRoot, 'fixtures', 'corpus');
-/**
- * @deprecated Always true: the corpus is part of the repository. Kept only so
- * the test files not yet cleaned up still compile; do not use it in new tests.
- */
-export const hasCorpus = true;
 
 export interface CorpusFile {
   /** e.g. `anthropic-messages/llm-anthropic--text-basic.sse` */

@@ -50,10 +50,14 @@ function walk(dir: string): string[] {
   return out;
 }
 
-/** Every fixture (`fixtures/**`) and every corpus file (read at run time, never copied). */
+/** Every hand-written fixture (`fixtures/**` but the corpus) and every corpus file, the corpus's with their dialect. */
 export function seedInputs(): SeedInput[] {
   const fixturesDir = join(repoRoot, 'fixtures');
-  const inputs: SeedInput[] = walk(fixturesDir).map((path) => {
+  const handWritten = readdirSync(fixturesDir)
+    .filter((d) => d !== 'corpus')
+    .sort()
+    .flatMap((d) => (statSync(join(fixturesDir, d)).isDirectory() ? walk(join(fixturesDir, d)) : [join(fixturesDir, d)]));
+  const inputs: SeedInput[] = handWritten.map((path) => {
     const rel = path.slice(fixturesDir.length + 1);
     return { name: `fixtures/${rel}`, bytes: readFileSync(path), dialect: dialectOfDir(rel.split('/')[0]!) };
   });

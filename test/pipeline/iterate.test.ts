@@ -5,7 +5,7 @@ import { createEventsStage, decodeAll } from '../../lib/pipeline/events-stage.js
 import { StreamError } from '../../lib/errors.js';
 import type { UnifiedEvent } from '../../lib/events.js';
 import type { FinalResult } from '../../lib/accumulate/types.js';
-import { corpusFile, fixture, hasCorpus } from '../helpers/corpus.js';
+import { corpusFile, fixture } from '../helpers/corpus.js';
 import { fixedChunks } from '../helpers/chunks.js';
 
 const tool = fixture('quickstart/anthropic-tool-use.sse');
@@ -202,7 +202,7 @@ t.test('errors from a failed Response carry its HTTP status: a body error, the e
     ['gemini-sse/crewai--http400-not-sse.body', 400],
     ['gemini-sse/mirascope--http404-not-sse.body', 404],
   ];
-  for (const [name, status] of hasCorpus ? bodies : []) {
+  for (const [name, status] of bodies) {
     const bytes = corpusFile(name);
     const got = await all(events(new Response(webStream(fixedChunks(bytes, 7)), { status })));
     const errs = got.filter((e) => e.type === 'error');

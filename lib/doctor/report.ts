@@ -1,6 +1,7 @@
 /** What `wirefold doctor` finds in one input: plain data, built by diagnose.ts, printed by format.ts. */
-import type { DialectName, Position, StopReason, Usage } from '../events.js';
+import type { DialectName, ErrorEvent, Position, StopReason, Usage } from '../events.js';
 import type { FramingName } from '../framing/detect.js';
+import { errorFromEvent } from '../pipeline/create-stream.js';
 
 export type Severity = 'error' | 'warning';
 
@@ -121,7 +122,21 @@ export function jsonReport(report: InputReport): JsonReport {
 }
 
 export function anomaly(code: AnomalyCode, message: string, at: Position | null | undefined): Anomaly {
-  return { code, severity: SEVERITY[code], message, at: at ?? null };
+  return { code, severity: SEVERITY[code], message: withoutPlace(code, message, at ?? null), at: at ?? null };
+}
+
+/**
+ * `message` without the place `at` gives (the report line states it before
+ * the message): the cause errorFromEvent keeps of it (a --strict error names
+ * each once too), so a line reads `invalid_json_array at byte 56 (frame 1):
+ * invalid JSON array: expected …`, not `… at byte 56` a second time.
+ */
+function withoutPlace(code: AnomalyCode, message: string, at: Position | null): string {
+  // what errorFromEvent can take out: a leading `frame N`, an `at byte N`
+  if (at === null || (!message.startsWith('frame ') && !message.includes(' at byte '))) return message;
+  const ev: ErrorEvent = { type: 'error', code, message: '', terminal: true, at };
+  const prefix = errorFromEvent(ev).message.length;
+  return errorFromEvent({ ...ev, message }).message.slice(prefix);
 }
 
 /** Every anomaly of an input, responses first. */

@@ -1,29 +1,47 @@
-/** The README's code examples run for real (against the built package, imported by its name). */
+/**
+ * The README's code examples run as written, from the packed package: each
+ * ```js or ```ts block whose first line is `// example: NAME` runs in the
+ * project test/helpers/packed.ts installed the tarball into (outside the
+ * repository), so `import … from 'wirefold'` is what a user gets. A ts
+ * example is compiled first with tsc (strict, nodenext) against the installed
+ * package's declarations, then its output runs with node.
+ *
+ * Each example has an entry in `checks` below (and, when it needs one, a
+ * prelude and an epilogue: what a real service would have around it). An
+ * example the README has and `checks` does not fails.
+ */
 import t from 'tap';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Test } from 'tap';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './helpers/corpus.js';
+import { packed, run, tsc, workDir, type Packed, type RunResult } from './helpers/packed.js';
+
+type Lang = 'js' | 'ts';
+interface Example {
+  lang: Lang;
+  code: string;
+}
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-const examples = new Map<string, string>();
-for (const m of readme.matchAll(/```js\n\/\/ example: (\w+)\n([\s\S]*?)```/g)) examples.set(m[1]!, m[2]!);
+const examples = new Map<string, Example>();
+const duplicates: string[] = [];
+for (const m of readme.matchAll(/```(js|ts)\n\/\/ example: ([\w-]+)[ \t]*\n([\s\S]*?)```/g)) {
+  if (examples.has(m[2]!)) duplicates.push(m[2]!);
+  examples.set(m[2]!, { lang: m[1] as Lang, code: m[3]! });
+}
 
-const dir = join(repoRoot, '.tap', 'readme-examples');
-mkdirSync(dir, { recursive: true });
-const tool = join(repoRoot, 'fixtures', 'quickstart', 'anthropic-tool-use.sse');
-copyFileSync(tool, join(dir, 'capture.sse'));
-writeFileSync(
-  join(dir, 'gateway.log'),
-  Buffer.concat([readFileSync(tool), readFileSync(join(repoRoot, 'fixtures', 'openai-chat', 'text-usage.sse'))]),
-);
-
-/** What each example needs from its surroundings (a real service would have these). */
-const preludes: Record<string, string> = {
-  pipeline: `
+/** What an example that calls a provider gets instead: a fetch answering with the recorded capture (the same in js and ts). */
+const fakeFetch = `
     import { readFileSync } from 'node:fs';
     const url = 'https://api.example/v1/messages', headers = {}, body = '{}';
-    globalThis.fetch = async () => new Response(readFileSync('capture.sse'));`,
+    globalThis.fetch = async () => new Response(readFileSync('capture.sse'));`;
+
+/** What each example needs from its surroundings (a real service would have these), in the example's language. */
+const preludes: Record<string, string> = {
+  first: fakeFetch,
+  live: fakeFetch,
+  pipeline: fakeFetch,
   iterate: `
     import fs from 'node:fs';
     const response = new Response(fs.readFileSync('capture.sse'));
@@ -35,51 +53,163 @@ const preludes: Record<string, string> = {
     const ws = new EventEmitter();
     const lines = readFileSync(${JSON.stringify(join(repoRoot, 'fixtures', 'openai-realtime', 'text-turn.jsonl'))}, 'utf8').split('\\n').filter(Boolean);
     setImmediate(() => { for (const l of lines) ws.emit('message', Buffer.from(l)); ws.emit('close'); });`,
-  };
+};
 const epilogues: Record<string, string> = { logs: `console.log('tokens', tokens);` };
 
-function run(name: string): { status: number | null; stdout: string; stderr: string } {
-  const code = examples.get(name)!;
-  const imports = code.split('\n').filter((l) => l.startsWith('import '));
-  const rest = code.split('\n').filter((l) => !l.startsWith('import '));
-  const file = join(dir, `${name}.mjs`);
-  writeFileSync(file, [...imports, preludes[name] ?? '', ...rest, epilogues[name] ?? ''].join('\n'));
-  const r = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+/** The assertions on each example's run (exit status 0 is checked for all). */
+const checks: Record<string, (t: Test, r: RunResult) => void> = {
+  first(t, r) {
+    t.match(r.stdout, /Let me check the weather in Paris/);
+    t.match(r.stdout, /tool get_weather \{"city": "Paris", "unit": "celsius"\}/);
+    t.match(r.stdout, /stop: tool_use/);
+  },
+  live(t, r) {
+    t.match(r.stdout, /Let me check the weather in Paris/);
+    t.match(r.stdout, /name: 'get_weather'/);
+    t.match(r.stdout, /\b1436$/m);
+  },
+  pipeline(t, r) {
+    t.match(r.stdout, /Let me check the weather in Paris/);
+    t.match(r.stdout, /tool get_weather \{"city": "Paris", "unit": "celsius"\}/);
+    t.match(r.stdout, /stop: tool_use/);
+  },
+  iterate(t, r) {
+    t.match(r.stdout, /Let me check the weather in Paris/);
+    t.match(r.stdout, /inputTokens: 1436/);
+  },
+  abort(t, r) {
+    t.equal(r.stdout, 'tool_use\n');
+  },
+  logs(t, r) {
+    t.match(r.stdout, /^tokens \d+$/m);
+  },
+  websocket(t, r) {
+    t.ok(r.stdout.trim().length > 0);
+  },
+  'final-type'(t) {
+    t.pass('types only: it compiles and runs');
+  },
+};
+
+/**
+ * Not from the README: a ts example of the test's own, run through the same
+ * steps, so the ts path is exercised while the README has no ts example.
+ */
+const sample: Example = {
+  lang: 'ts',
+  code: `import { finals, type FinalResult } from 'wirefold';
+import { createReadStream } from 'node:fs';
+
+const all: FinalResult[] = [];
+for await (const f of finals(createReadStream('capture.sse'))) all.push(f);
+console.log('stop', all[0]?.stopReason, all[0]?.toolCalls.map((c) => c.name).join());
+`,
+};
+const SAMPLE = 'ts-sample';
+
+/** The example's import statements (hoisted above its prelude) and the rest. */
+function splitImports(code: string): { imports: string; rest: string } {
+  const imports: string[] = [];
+  const rest = code.replace(/^import\b[\s\S]*?['"][^'"\n]+['"];?[ \t]*(?:\n|$)/gm, (statement) => {
+    imports.push(statement.trimEnd());
+    return '';
+  });
+  return { imports: imports.join('\n'), rest };
 }
 
-t.test('the README has the documented examples', (t) => {
-  t.same([...examples.keys()].sort(), ['iterate', 'logs', 'pipeline', 'websocket']);
+function source(name: string, example: Example): string {
+  const { imports, rest } = splitImports(example.code);
+  return [imports, preludes[name] ?? '', rest, epilogues[name] ?? ''].join('\n');
+}
+
+t.test('the README examples are the ones this test knows', (t) => {
+  t.same(duplicates, [], 'no two examples share a name');
+  const unknown = [...examples.keys()].filter((name) => !(name in checks));
+  t.same(
+    unknown,
+    [],
+    unknown.length
+      ? `README.md has example(s) ${unknown.join(', ')} that test/readme.test.ts does not know: add an entry to \`checks\` (and a prelude/epilogue if it needs one)`
+      : 'every README example has its checks',
+  );
+  // Checks of examples the README does not have are left alone (the README may be a version behind or ahead).
+  const unused = Object.keys(checks).filter((name) => !examples.has(name));
+  if (unused.length) t.comment(`checks with no README example (remove once the README has settled): ${unused.join(', ')}`);
   t.end();
 });
 
-t.test('pipeline example', (t) => {
-  const r = run('pipeline');
-  t.equal(r.status, 0, r.stderr);
-  t.match(r.stdout, /Let me check the weather in Paris/);
-  t.match(r.stdout, /tool get_weather \{"city": "Paris", "unit": "celsius"\}/);
-  t.match(r.stdout, /stop: tool_use/);
-  t.end();
-});
+const p = await packed().catch((err: Error) => err);
+if (p instanceof Error) {
+  t.fail(`npm pack or the install of the tarball into a fresh project failed, so the README examples cannot run from it:\n${p.message}`);
+} else {
+  await runExamples(p);
+}
 
-t.test('iterate example', (t) => {
-  const r = run('iterate');
-  t.equal(r.status, 0, r.stderr);
-  t.match(r.stdout, /Let me check the weather in Paris/);
-  t.match(r.stdout, /inputTokens: 1436/);
-  t.end();
-});
+async function runExamples(p: Packed): Promise<void> {
+  const dir = workDir(p, 'readme');
+  const tool = join(repoRoot, 'fixtures', 'quickstart', 'anthropic-tool-use.sse');
+  copyFileSync(tool, join(dir, 'capture.sse'));
+  writeFileSync(
+    join(dir, 'gateway.log'),
+    Buffer.concat([readFileSync(tool), readFileSync(join(repoRoot, 'fixtures', 'openai-chat', 'text-usage.sse'))]),
+  );
 
-t.test('log reprocessing example', (t) => {
-  const r = run('logs');
-  t.equal(r.status, 0, r.stderr);
-  t.match(r.stdout, /^tokens \d+$/m);
-  t.end();
-});
+  const all = new Map(examples);
+  all.set(SAMPLE, sample);
+  for (const [name, example] of all) writeFileSync(join(dir, `${name}.${example.lang === 'ts' ? 'ts' : 'mjs'}`), source(name, example));
 
-t.test('websocket example', (t) => {
-  const r = run('websocket');
-  t.equal(r.status, 0, r.stderr);
-  t.ok(r.stdout.trim().length > 0);
-  t.end();
-});
+  // The ts examples compile together, strict, against the installed package; each then runs from out/.
+  const tsNames = [...all].filter(([, e]) => e.lang === 'ts').map(([name]) => name);
+  const compilerOptions = {
+    target: 'es2022',
+    lib: ['es2022'],
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    strict: true,
+    types: ['node'],
+    skipLibCheck: true,
+    rootDir: '.',
+    outDir: 'out',
+  };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: tsNames.map((n) => `${n}.ts`) }, null, 2));
+  const compiled = await tsc(p, ['-p', join(dir, 'tsconfig.json'), '--pretty', 'false']);
+  const lines = (compiled.stdout + compiled.stderr).split('\n').filter(Boolean);
+  const ofFile = (name: string) => lines.filter((l) => l.startsWith(`${name}.ts(`) || l.includes(`/${name}.ts(`));
+  // Errors of no example's (the tsconfig, a missing type package) belong to every ts example.
+  const general = compiled.code === 0 ? [] : lines.filter((l) => !tsNames.some((n) => ofFile(n).includes(l)));
+  const diagnostics = (name: string): string => [...general, ...ofFile(name)].join('\n');
+
+  const runOne = async (t: Test, name: string, example: Example): Promise<RunResult | null> => {
+    let file = join(dir, `${name}.mjs`);
+    if (example.lang === 'ts') {
+      const errors = diagnostics(name);
+      file = join(dir, 'out', `${name}.js`);
+      if (errors) {
+        t.fail(`${name}.ts does not compile (tsc, strict, against the installed package):\n${errors}`, { program: source(name, example) });
+        return null;
+      }
+      if (!existsSync(file)) {
+        t.fail(`tsc wrote no out/${name}.js`, { tsc: compiled.stdout + compiled.stderr });
+        return null;
+      }
+      t.pass(`${name}.ts compiles (tsc, strict)`);
+    }
+    const r = await run(process.execPath, [file], { cwd: dir, timeout: 30_000 });
+    t.equal(r.code, 0, `node ${file.slice(dir.length + 1)} exits 0`, { stdout: r.stdout, stderr: r.stderr, program: source(name, example) });
+    return r;
+  };
+
+  t.test(`the test's own ts sample compiles and runs (the path for ts examples)`, async (t) => {
+    const r = await runOne(t, SAMPLE, sample);
+    if (r) t.match(r.stdout, /^stop tool_use get_weather$/m);
+  });
+
+  for (const [name, example] of examples) {
+    const check = checks[name];
+    if (!check) continue; // failed above
+    t.test(`${name} example (${example.lang})`, async (t) => {
+      const r = await runOne(t, name, example);
+      if (r && r.code === 0) check(t, r);
+    });
+  }
+}

@@ -42,8 +42,9 @@ function version(): string {
 }
 
 /**
- * --out text: the text stage, with each error event reported on stderr as it
- * comes (text has no room for it, and a pipe user must not lose it).
+ * --out text: the text stage, with each error event reported on stderr where
+ * it falls in the text (text has no room for it, and a pipe user must not
+ * lose it): `report` queues it with the text, runFile writes both in order.
  */
 function textReportingErrors(report: (ev: ErrorEvent) => void): TextTakingStage<string> {
   const text = createTextStage();
@@ -228,7 +229,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
   if (opts.command === 'version') {
     io.stdout.write(version() + '\n');
-    return 0;
+    return EXIT_OK;
   }
   if (io.stdinIsTTY === true && !opts.quiet && opts.files.includes('-')) io.stderr.write(TERMINAL_HINT);
   if (opts.command === 'doctor') {

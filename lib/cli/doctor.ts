@@ -8,7 +8,7 @@
  */
 import { allAnomalies, createDiagnosis, formatReport, formatTotal, jsonReport, type InputReport } from '../doctor/index.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, worse, type CliOptions } from './args.js';
-import type { CliIO } from './main.js';
+import type { CliIO } from './io.js';
 import type { Output } from './output.js';
 import { InputError, inputName, openInput, reason, type Input } from './input.js';
 

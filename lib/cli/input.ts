@@ -6,7 +6,7 @@
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { getSystemErrorMap } from 'node:util';
-import type { CliIO } from './main.js';
+import type { CliIO } from './io.js';
 
 export interface Input {
   /** How messages name it: the file as given, or `stdin`. */

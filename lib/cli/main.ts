@@ -20,19 +20,10 @@ import { basename } from 'node:path';
 import { DOCTOR_USAGE, EXIT_FAILED, EXIT_OK, EXIT_USAGE, parseCli, USAGE, UsageError, worse, type CliOptions } from './args.js';
 import { InputError, inputName, openInput, reason, type Input } from './input.js';
 import { Output } from './output.js';
+import { TERMINAL_HINT, type CliIO } from './io.js';
 
-export interface CliIO {
-  stdin: Readable;
-  stdout: Writable;
-  stderr: Writable;
-  /** Whether stderr is a terminal (enables the progress bar for large files). */
-  stderrIsTTY?: boolean;
-  /** Whether stdin is a terminal: reading it then starts with a one-line hint on stderr. */
-  stdinIsTTY?: boolean;
-}
-
-/** Told on stderr before reading a terminal: a bare `wirefold` would otherwise wait in silence. */
-export const TERMINAL_HINT = "wirefold: reading standard input from the terminal (end it with Ctrl-D; 'wirefold --help' for usage)\n";
+export type { CliIO } from './io.js';
+export { TERMINAL_HINT } from './io.js';
 
 type Item = Frame | UnifiedEvent | FinalResult | string;
 

@@ -14,7 +14,7 @@
  */
 import { fstatSync } from 'node:fs';
 import type { Writable } from 'node:stream';
-import type { CliIO } from './main.js';
+import type { CliIO } from './io.js';
 
 function isTTY(stream: unknown): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;

@@ -13,6 +13,9 @@ export interface TransformOptions {
   writableHighWaterMark?: number;
 }
 
+/** The listener type of Node's own `on` (events other than 'data' keep their Node typing). */
+type NodeListener = Parameters<Transform['on']>[1];
+
 /**
  * A stage that wants to know when it has one StageTransform as its only
  * consumer (piped straight into it), e.g. to hand it unparsed input.
@@ -72,6 +75,20 @@ export class StageTransform<I, O> extends Transform {
         if (src instanceof StageTransform && src.readableObjectMode) src.fuseInto(this as StageTransform<unknown, unknown>, stage);
       });
     }
+  }
+
+  // Typed for what this stage emits: a 'data' listener gets O, not Node's `any`. (Not `for await`: a typed
+  // async iterator would make the Transform unfit for stream.pipeline's types, which expect Buffers.)
+  override on(event: 'data', listener: (item: O) => void): this;
+  override on(event: string | symbol, listener: NodeListener): this;
+  override on(event: string | symbol, listener: NodeListener): this {
+    return super.on(event, listener);
+  }
+
+  override once(event: 'data', listener: (item: O) => void): this;
+  override once(event: string | symbol, listener: NodeListener): this;
+  override once(event: string | symbol, listener: NodeListener): this {
+    return super.once(event, listener);
   }
 
   /** True while this stage runs the stage of the StageTransform piped after it (see fuseInto). */

@@ -11,6 +11,7 @@ import {
   createStream,
   events,
   finals,
+  read,
   finalAccumulator,
   normalizer,
   sseFramer,
@@ -90,11 +91,13 @@ export async function finalsOfFile(file: string): Promise<FinalResult[]> {
   return out;
 }
 
-/** (b) 'data' listeners; Node's typings give the chunk as any, so the listener annotates it. */
+/** (b) 'data' listeners get the stage's item type (Node's own typings would give any). */
 export function listen(file: string): void {
   const stream = createStream();
-  stream.on('data', (ev) => console.log(ev));
+  stream.on('data', (ev) => console.log(describe(ev)));
   stream.on('data', (ev: UnifiedEvent) => console.log(describe(ev)));
+  createStream({ output: 'final' }).once('data', (f) => console.log(summarize(f)));
+  createStream({ output: 'text' }).on('data', (text) => console.log(text.toUpperCase()));
   stream.on('error', (err) => console.error(err instanceof StreamError ? err.code : err.message));
   createReadStream(file).pipe(stream);
 }
@@ -106,9 +109,13 @@ export async function stages(file: string): Promise<void> {
   });
 }
 
-/** for await over events() and finals(). */
+/** for await over events() and finals(); read() for both at once; an AbortSignal. */
 export async function iterate(file: string): Promise<number> {
   let n = 0;
+  const reading = read(createReadStream(file), { signal: AbortSignal.timeout(1000) });
+  for await (const ev of reading) n += describe(ev).length;
+  const last: FinalResult = await reading.final();
+  n += last.toolCalls.length + (await reading.finals()).length;
   for await (const ev of events(createReadStream(file))) n += describe(ev).length;
   for await (const f of finals(createReadStream(file))) n += f.toolCalls.length;
   return n;

@@ -37,17 +37,12 @@ import type {
   ReasoningContentBlock,
 } from './types.js';
 import { AudioTotals } from './audio.js';
-import {
-  BlockCounter,
-  DEFAULT_MAX_BLOCKS,
-  DEFAULT_MAX_TEXT_BYTES,
-  DEFAULT_MAX_TOOL_ARGUMENT_BYTES,
-  limitOption,
-} from './limits.js';
+import { BlockCounter } from './limits.js';
 import { OUTSIDE, RESTART, BEGIN, ResponseTracker, isFinalDone } from './response.js';
 import { SignatureList } from './signatures.js';
 import { TextStore, choiceOf, type TextBlock } from './text.js';
 import { ToolCallStore, type ToolCall } from './tool-args.js';
+import { resolveLimits, type Limits } from '../limits.js';
 import { decodeWireBody } from '../dialects/fast/template.js';
 import { emptyUsage, usageOf } from './usage.js';
 
@@ -155,14 +150,13 @@ export interface FusableFinalAccumulator extends FinalAccumulator {
 }
 
 export function createFusableFinalAccumulator(options: FinalAccumulatorOptions = {}): FusableFinalAccumulator {
-  options = optionsObject(options);
-  const counter = new BlockCounter(limitOption('maxBlocks', options.maxBlocks, DEFAULT_MAX_BLOCKS));
-  const maxTextBytes = limitOption('maxTextBytes', options.maxTextBytes, DEFAULT_MAX_TEXT_BYTES);
-  const maxToolArgumentBytes = limitOption(
-    'maxToolArgumentBytes',
-    options.maxToolArgumentBytes,
-    DEFAULT_MAX_TOOL_ARGUMENT_BYTES,
-  );
+  return makeFinalAccumulator(resolveLimits(optionsObject(options)));
+}
+
+/** The final accumulator from limits already resolved. */
+export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
+  const counter = new BlockCounter(limits.maxBlocks);
+  const { maxTextBytes, maxToolArgumentBytes } = limits;
   const tracker = new ResponseTracker();
 
   // State of the open response.

@@ -1,21 +1,10 @@
 /**
- * The accumulators' memory limits: option validation, a block counter and a
- * UTF-8 byte meter. Exceeding a limit throws LimitExceededError naming it.
+ * The accumulators' limit meters: a block counter and a UTF-8 byte meter
+ * (the limits themselves: ../limits.ts). Exceeding a limit throws LimitExceededError naming it.
  */
-import { LimitExceededError, OptionError } from '../errors.js';
+import { LimitExceededError } from '../errors.js';
 
-export const DEFAULT_MAX_TOOL_ARGUMENT_BYTES = 8 * 1024 * 1024;
-export const DEFAULT_MAX_BLOCKS = 10_000;
-export const DEFAULT_MAX_TEXT_BYTES = 64 * 1024 * 1024;
-
-/** Reads a limit option: a non-negative integer, or Infinity to disable it. */
-export function limitOption(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !(value >= 0) || (value !== Infinity && !Number.isSafeInteger(value))) {
-    throw new OptionError(name, value, 'a non-negative integer or Infinity');
-  }
-  return value;
-}
+export { DEFAULT_MAX_BLOCKS, DEFAULT_MAX_TEXT_BYTES, DEFAULT_MAX_TOOL_ARGUMENT_BYTES, limitOption } from '../limits.js';
 
 /** Counts content blocks (text, refusal, reasoning, tool calls) of one response. */
 export class BlockCounter {

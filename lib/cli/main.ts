@@ -8,9 +8,10 @@ import type { Readable, Writable } from 'node:stream';
 import { StreamError } from '../errors.js';
 import type { ErrorEvent, Frame, UnifiedEvent } from '../events.js';
 import type { FinalResult } from '../accumulate/types.js';
-import { createAutoFramer, createFramer } from '../framing/detect.js';
+import { makeAutoFramer, makeFramer } from '../framing/detect.js';
+import { resolveFramerOptions } from '../framing/options.js';
 import type { Chunk } from '../framing/bytes.js';
-import type { InternalSseOptions } from '../framing/sse.js';
+import type { SseHooks } from '../framing/sse.js';
 import { createGuardedEventsStage, createTextStage, errorFromEvent, fuseText, type TextTakingStage } from '../pipeline/create-stream.js';
 import { createFusableFinalAccumulator } from '../accumulate/final.js';
 import { chain, type Stage } from '../stage.js';
@@ -51,15 +52,15 @@ function textReportingErrors(report: (ev: ErrorEvent) => void): TextTakingStage<
 
 function makeStage(opts: CliOptions, file: string, index: number, report: (ev: ErrorEvent) => void): Stage<Chunk, Item> {
   if (opts.out === 'frames') {
-    const o: InternalSseOptions & { positions: boolean } = {
-      positions: opts.positions,
+    const o = resolveFramerOptions({ positions: opts.positions });
+    const hooks: SseHooks = {
       // no frame for it: told on stderr, as the other modes' not_a_stream error (--strict: it stops the run)
       onUnframed: (u) => {
         if (opts.strict) throw errorFromEvent(u.errorEvent());
         report(u.errorEvent());
       },
     };
-    return opts.framing === 'auto' ? createAutoFramer(o) : createFramer(opts.framing, o);
+    return opts.framing === 'auto' ? makeAutoFramer(o, undefined, hooks) : makeFramer(opts.framing, o, hooks);
   }
   const guarded = createGuardedEventsStage({
     dialect: opts.dialect,

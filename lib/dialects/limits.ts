@@ -7,14 +7,9 @@
  */
 import { LimitExceededError } from '../errors.js';
 import type { UnifiedEvent } from '../events.js';
-import { DEFAULT_MAX_BLOCKS, DEFAULT_MAX_TOOL_ARGUMENT_BYTES, limitOption } from '../accumulate/limits.js';
+import type { LimitOptions, Limits } from '../limits.js';
 
-export interface DialectLimitOptions {
-  /** Tool-argument bytes buffered per call. @defaultValue 8 MiB */
-  maxToolArgumentBytes?: number;
-  /** Tool calls per response. @defaultValue 10,000 */
-  maxBlocks?: number;
-}
+export type DialectLimitOptions = Pick<LimitOptions, 'maxToolArgumentBytes' | 'maxBlocks'>;
 
 export interface ResponseLimits {
   /**
@@ -27,9 +22,9 @@ export interface ResponseLimits {
   reset(): void;
 }
 
-export function createResponseLimits(options: DialectLimitOptions = {}): ResponseLimits {
-  const maxArgs = limitOption('maxToolArgumentBytes', options.maxToolArgumentBytes, DEFAULT_MAX_TOOL_ARGUMENT_BYTES);
-  const maxCalls = limitOption('maxBlocks', options.maxBlocks, DEFAULT_MAX_BLOCKS);
+export function createResponseLimits(limits: Pick<Limits, 'maxToolArgumentBytes' | 'maxBlocks'>): ResponseLimits {
+  const maxArgs = limits.maxToolArgumentBytes;
+  const maxCalls = limits.maxBlocks;
   let calls = 0;
   const argBytes = new Map<string, number>();
   const refused = new Set<string>();

@@ -14,6 +14,7 @@ import { doneEvent, errorEvent, isObject, providerError } from './helpers.js';
 import { dialects } from './registry.js';
 import type { DialectContext, RawTextSink, ResponseHandler, TextSink } from './types.js';
 import { createResponseLimits, type DialectLimitOptions } from './limits.js';
+import { resolveLimits } from '../limits.js';
 import { TemplateStore, type Template, type TemplateMatch } from './fast/template.js';
 import { EventTemplateStore } from './fast/event-template.js';
 import type { Unframed } from '../framing/sse.js';
@@ -133,7 +134,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
   /** The sink, while a template match is being handled (the only time ctx.takeText may use it). */
   let sink: TextSink | null = null;
 
-  const limits = createResponseLimits(options);
+  const limits = createResponseLimits(resolveLimits(options));
   // Plain data fields here and on the normalizer, never getters: V8 keeps an object literal with
   // an accessor in dictionary mode, and every property read on it (a call of ctx.takeText per delta,
   // of pushEvent per event) becomes a hash lookup through the generic inline cache.

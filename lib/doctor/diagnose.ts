@@ -9,9 +9,10 @@ import type { DialectName, DialectOption, Frame, Position, ProviderEvent, Unifie
 import type { Stage } from '../stage.js';
 import { createDecoder } from '../dialects/decoder.js';
 import { createNormalizer } from '../dialects/normalizer.js';
-import { createAutoFramer, createFramer, type FramingName, type FramingOption } from '../framing/detect.js';
+import { makeAutoFramer, makeFramer, type FramingName, type FramingOption } from '../framing/detect.js';
+import { resolveFramerOptions } from '../framing/options.js';
 import type { Chunk } from '../framing/bytes.js';
-import type { InternalSseOptions, Unframed } from '../framing/sse.js';
+import type { SseHooks, Unframed } from '../framing/sse.js';
 import { isFinalDone } from '../accumulate/response.js';
 import { byPosition, finishChecks, type PayloadCheck } from './checks.js';
 import { createIndexReuseCheck } from './index-checks.js';
@@ -48,17 +49,19 @@ export function createDiagnosis(options: DiagnoseOptions): Diagnosis {
   const framingOption = options.framing ?? 'auto';
   /** An SSE input of no event but lines that are not SSE fields: its no_frames says which line. */
   let unframed: Unframed | null = null;
-  const framerOptions: InternalSseOptions & { positions: boolean; maxFrameBytes?: number } = {
+  const framerOptions = resolveFramerOptions({
     positions: true,
     ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
+  });
+  const hooks: SseHooks = {
     onUnframed: (report) => {
       unframed = report;
     },
   };
   let framer: Stage<Chunk, Frame>;
-  if (framingOption === 'auto') framer = createAutoFramer(framerOptions, (f) => (framing = f));
+  if (framingOption === 'auto') framer = makeAutoFramer(framerOptions, (f) => (framing = f), hooks);
   else {
-    framer = createFramer(framingOption, framerOptions);
+    framer = makeFramer(framingOption, framerOptions, hooks);
     framing = framingOption;
   }
   const dialects: DialectName[] = [];

@@ -6,13 +6,11 @@
 import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { toBuffer, type Chunk } from './bytes.js';
-import { createJsonArrayFramer } from './json-array.js';
-import { createJsonValuesFramer } from './json-values.js';
-import { createNdjsonFramer } from './ndjson.js';
-import { resolveFramerOptions, type FramerOptions } from './options.js';
+import { createJsonScanner } from './json-scanner.js';
+import { makeNdjsonFramer } from './ndjson.js';
+import { resolveFramerOptions, type FramerOptions, type ResolvedFramerOptions } from './options.js';
 import { OptionError } from '../errors.js';
-import { booleanOption } from '../options.js';
-import { createSseFramer, type SseFramerOptions } from './sse.js';
+import { makeSseFramer, type SseFramerOptions, type SseHooks } from './sse.js';
 
 export type FramingName = 'sse' | 'json-array' | 'ndjson' | 'json-values';
 export type FramingOption = FramingName | 'auto';
@@ -22,16 +20,22 @@ export const FRAMING_OPTIONS: readonly FramingOption[] = ['auto', 'sse', 'json-a
 
 export type AnyFramerOptions = SseFramerOptions & FramerOptions;
 
+/** The framer of a known framing. */
 export function createFramer(framing: FramingName, options: AnyFramerOptions = {}): Stage<Chunk, Frame> {
+  return makeFramer(framing, resolveFramerOptions(options));
+}
+
+/** The framer of a known framing from options already resolved (`hooks`: the fused stage's, for SSE). */
+export function makeFramer(framing: FramingName, options: ResolvedFramerOptions, hooks?: SseHooks): Stage<Chunk, Frame> {
   switch (framing) {
     case 'sse':
-      return createSseFramer(options);
+      return makeSseFramer(options, hooks);
     case 'json-array':
-      return createJsonArrayFramer(options);
+      return createJsonScanner('array', options);
     case 'ndjson':
-      return createNdjsonFramer(options);
+      return makeNdjsonFramer(options);
     case 'json-values':
-      return createJsonValuesFramer(options);
+      return createJsonScanner('values', options);
     default:
       throw new OptionError('framing', framing, `one of ${FRAMING_OPTIONS.slice(1).join(', ')}`);
   }
@@ -61,16 +65,19 @@ export interface AutoFramer extends Stage<Chunk, Frame> {
 
 /** A framer that picks its framing from the first non-blank byte. */
 export function createAutoFramer(options: AnyFramerOptions = {}, onDetect?: (f: FramingName) => void): AutoFramer {
-  // the framer is made once the framing is known: its options are checked now, as a framer's are
-  const { maxFrameBytes: maxHeld } = resolveFramerOptions(options);
-  booleanOption('flushIncomplete', options.flushIncomplete, true);
+  return makeAutoFramer(resolveFramerOptions(options), onDetect);
+}
+
+/** The auto framer from options already resolved (`hooks` go to the SSE framer if it picks SSE). */
+export function makeAutoFramer(options: ResolvedFramerOptions, onDetect?: (f: FramingName) => void, hooks?: SseHooks): AutoFramer {
+  const maxHeld = options.maxFrameBytes;
   let inner: Stage<Chunk, Frame> | null = null;
   const held: Buffer[] = [];
   let heldBytes = 0;
 
   function decide(name: FramingName, emit: Emit<Frame>): void {
     self.framing = name;
-    inner = createFramer(name, options);
+    inner = makeFramer(name, options, hooks);
     onDetect?.(name);
     for (const b of held.splice(0)) inner.push(b, emit);
   }

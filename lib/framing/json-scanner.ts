@@ -13,7 +13,7 @@ import { describeByte, FrameTooLargeError, JsonArrayError } from '../errors.js';
 import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { createBomStripper, EMPTY_BUFFER, joinFragments, toBuffer, type Chunk } from './bytes.js';
-import { resolveFramerOptions, type FramerOptions } from './options.js';
+import type { ResolvedFramerOptions } from './options.js';
 import { replacedInvalidUtf8, utf8 } from './utf8.js';
 
 const enum S {
@@ -42,8 +42,8 @@ function isWs(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
 
-export function createJsonScanner(mode: 'array' | 'values', options: FramerOptions = {}): Stage<Chunk, Frame> {
-  const { maxFrameBytes, positions } = resolveFramerOptions(options);
+export function createJsonScanner(mode: 'array' | 'values', options: Pick<ResolvedFramerOptions, 'maxFrameBytes' | 'positions'>): Stage<Chunk, Frame> {
+  const { maxFrameBytes, positions } = options;
   let state: S = mode === 'array' ? S.ExpectOpen : S.Between;
   let depth = 0;
   let escaped = false; // inside a string, the previous byte was an unescaped backslash

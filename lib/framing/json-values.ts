@@ -8,10 +8,10 @@ import type { Frame } from '../events.js';
 import type { Stage } from '../stage.js';
 import type { Chunk } from './bytes.js';
 import { createJsonScanner } from './json-scanner.js';
-import type { FramerOptions } from './options.js';
+import { resolveFramerOptions, type FramerOptions } from './options.js';
 
 export type JsonValuesFramerOptions = FramerOptions;
 
 export function createJsonValuesFramer(options: JsonValuesFramerOptions = {}): Stage<Chunk, Frame> {
-  return createJsonScanner('values', options);
+  return createJsonScanner('values', resolveFramerOptions(options));
 }

@@ -8,12 +8,16 @@ import type { Emit, Stage } from '../stage.js';
 import { toBuffer, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
 import { replacedInvalidUtf8, utf8 } from './utf8.js';
-import { resolveFramerOptions, type FramerOptions } from './options.js';
+import { resolveFramerOptions, type FramerOptions, type ResolvedFramerOptions } from './options.js';
 
 export type NdjsonFramerOptions = FramerOptions;
 
 export function createNdjsonFramer(options: NdjsonFramerOptions = {}): Stage<Chunk, Frame> {
-  const { maxFrameBytes, positions } = resolveFramerOptions(options);
+  return makeNdjsonFramer(resolveFramerOptions(options));
+}
+
+export function makeNdjsonFramer(options: Pick<ResolvedFramerOptions, 'maxFrameBytes' | 'positions'>): Stage<Chunk, Frame> {
+  const { maxFrameBytes, positions } = options;
   let emit: Emit<Frame> = () => {};
   let frameNo = 0;
   const lines = createLineSplitter(maxFrameBytes, (buf, start, end, offset) => {

@@ -8,8 +8,7 @@ import type { Emit, Stage } from '../stage.js';
 import { toBuffer, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
 import { replacedInvalidUtf8, utf8 } from './utf8.js';
-import { resolveFramerOptions, type FramerOptions } from './options.js';
-import { booleanOption } from '../options.js';
+import { resolveFramerOptions, type FramerOptions, type ResolvedFramerOptions, type SseOnlyOptions } from './options.js';
 
 /**
  * Internal (the fused events stage, pipeline/events-stage.ts, and the SSE
@@ -66,31 +65,31 @@ export class Unframed {
 /** Most bytes of the first ignored line kept for the report. */
 const UNFRAMED_EXCERPT = 80;
 
-/** Options the fused stage and the SSE framer stage pass (not part of the public options). */
-export interface InternalSseOptions {
+/** Hooks the fused stage gives the SSE framer (its own parameter, never part of the options). */
+export interface SseHooks {
   eventHook?: SseEventHook;
   /** Called at end of input when no event was dispatched but lines that are not SSE fields were read. */
   onUnframed?: (report: Unframed) => void;
 }
 
-export interface SseFramerOptions extends FramerOptions {
-  /**
-   * At end of input, dispatch an event that has data but no terminating blank
-   * line (recorded logs often lack it). `false` gives the strict browser behaviour.
-   * @defaultValue true
-   */
-  flushIncomplete?: boolean;
-}
+export interface SseFramerOptions extends FramerOptions, SseOnlyOptions {}
+
+/** @deprecated The hooks' old name, while lib/pipeline/framer-handoff.ts still uses it. */
+export type InternalSseOptions = SseHooks;
 
 const COLON = 0x3a;
 const SPACE = 0x20;
 
 export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Frame> {
-  const { maxFrameBytes, positions } = resolveFramerOptions(options);
-  const flushIncomplete = booleanOption('flushIncomplete', options.flushIncomplete, true);
-  const hook = (options as InternalSseOptions).eventHook;
+  return makeSseFramer(resolveFramerOptions(options));
+}
+
+/** The SSE framer from options already resolved, with the fused stage's hooks. */
+export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = {}): Stage<Chunk, Frame> {
+  const { maxFrameBytes, positions, flushIncomplete } = options;
+  const hook = hooks.eventHook;
   const block = hook?.block;
-  const onUnframed = (options as InternalSseOptions).onUnframed;
+  const onUnframed = hooks.onUnframed;
   /** Bytes read, and the first line that is not an SSE field while no event has been dispatched yet (-1: none). */
   let bytesIn = 0;
   let ignoredAt = -1;

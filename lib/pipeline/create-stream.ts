@@ -2,45 +2,19 @@
  * createStream: one Transform from bytes to unified events, final results or
  * visible text, with every stage fused into plain function calls.
  */
-import { createFusableFinalAccumulator } from '../accumulate/final.js';
-import type { FinalAccumulatorOptions, FinalResult } from '../accumulate/types.js';
+import { makeFinalAccumulator } from '../accumulate/final.js';
+import type { FinalResult } from '../accumulate/types.js';
 import { AbortError, StreamError } from '../errors.js';
-import { booleanOption, choiceOption, knownOptions, optionsObject, signalOption } from '../options.js';
 import { CREATE_STREAM_OPTIONS } from './option-keys.js';
 import type { ErrorEvent, UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { Emit, Stage } from '../stage.js';
-import { createEventsStage, type EventsStageOptions } from './events-stage.js';
+import { makeEventsStage } from './events-stage.js';
+import { resolveStreamOptions, type CreateStreamOptions, type OutputMode, type ResolvedStreamOptions, type StreamOutput } from './stream-options.js';
 import type { RawTextSink, TextSink } from '../dialects/types.js';
-import { StageTransform, type TransformOptions } from './transform.js';
+import { StageTransform } from './transform.js';
 
-export type OutputMode = 'events' | 'final' | 'text';
-
-const OUTPUT_MODES: readonly OutputMode[] = ['events', 'final', 'text'];
-
-export interface CreateStreamOptions extends EventsStageOptions, FinalAccumulatorOptions, TransformOptions {
-  /**
-   * `events`: UnifiedEvent objects; `final`: one FinalResult per response;
-   * `text`: visible text as strings, a newline after each response.
-   * @defaultValue 'events'
-   */
-  output?: OutputMode;
-  /**
-   * Turn the first `error` event (and any fatal framing error) into a destroyed
-   * stream with a typed StreamError. Lenient (false) keeps going: errors stay
-   * in the output as `error` events / `errors` arrays.
-   * @defaultValue false
-   */
-  strict?: boolean;
-  /**
-   * Aborting stops reading at once: input is ignored, open responses end with
-   * an `aborted` error (final mode: their partial finals), and the stream is
-   * destroyed with an AbortError (code `aborted`) once those have been read.
-   */
-  signal?: AbortSignal;
-}
-
-export type StreamOutput<M extends OutputMode> = M extends 'final' ? FinalResult : M extends 'text' ? string : UnifiedEvent;
+export type { CreateStreamOptions, OutputMode, StreamOutput } from './stream-options.js';
 
 /**
  * The StreamError a strict pipeline is destroyed with for an `error` event:
@@ -84,8 +58,12 @@ export interface GuardedEventsStage extends GuardedStage<UnifiedEvent> {
 }
 
 export function createGuardedEventsStage(options: CreateStreamOptions = {}): GuardedEventsStage {
-  const inner = createEventsStage(options);
-  const strict = booleanOption('strict', options.strict, false);
+  return makeGuardedEventsStage(resolveStreamOptions(options, CREATE_STREAM_OPTIONS, 'createGuardedEventsStage()'));
+}
+
+export function makeGuardedEventsStage(options: ResolvedStreamOptions): GuardedEventsStage {
+  const inner = makeEventsStage(options);
+  const strict = options.strict;
   let failed = false;
   let out: Emit<UnifiedEvent> = () => {};
   const check: Emit<UnifiedEvent> = (ev) => {
@@ -206,11 +184,15 @@ export function createTextStage(): TextTakingStage<string> {
 
 /** The fused stage behind createStream (also used by the CLI and the async iterables). */
 export function createOutputStage(options: CreateStreamOptions = {}): GuardedStage<UnifiedEvent | FinalResult | string> {
-  options = optionsObject(options);
-  const events = createGuardedEventsStage(options);
-  const mode = choiceOption('output', options.output, OUTPUT_MODES, 'events');
+  return makeOutputStage(resolveStreamOptions(options, CREATE_STREAM_OPTIONS, 'createOutputStage()'));
+}
+
+/** The fused stage from options already resolved. */
+export function makeOutputStage(options: ResolvedStreamOptions): GuardedStage<UnifiedEvent | FinalResult | string> {
+  const events = makeGuardedEventsStage(options);
+  const mode = options.output;
   if (mode === 'events') return events;
-  const next: TextTakingStage<FinalResult | string> = mode === 'final' ? createFusableFinalAccumulator(options) : createTextStage();
+  const next: TextTakingStage<FinalResult | string> = mode === 'final' ? makeFinalAccumulator(options.limits) : createTextStage();
   const fused = fuseText(events, next);
   return {
     push: fused.push,
@@ -227,13 +209,12 @@ export function createStream(options: CreateStreamOptions & { output: 'final' })
 export function createStream(options: CreateStreamOptions & { output: 'text' }): StageTransform<Chunk, string>;
 export function createStream(options?: CreateStreamOptions & { output?: 'events' }): StageTransform<Chunk, UnifiedEvent>;
 export function createStream(options?: CreateStreamOptions): StageTransform<Chunk, StreamOutput<OutputMode>>;
-export function createStream<O extends StreamOutput<OutputMode>>(options: CreateStreamOptions = {}): StageTransform<Chunk, O> {
-  options = optionsObject(options);
-  knownOptions(options, CREATE_STREAM_OPTIONS, 'createStream()');
-  const signal = signalOption(options.signal);
+export function createStream<O extends StreamOutput<OutputMode>>(options?: CreateStreamOptions): StageTransform<Chunk, O> {
+  const resolved = resolveStreamOptions(options, CREATE_STREAM_OPTIONS, 'createStream()');
+  const signal = resolved.signal;
   // The overloads give each output mode its item type; the stage emits that mode's items.
-  const stage = createOutputStage(options) as GuardedStage<O>;
-  const stream = new StageTransform<Chunk, O>(stage, false, options, (options.output ?? 'events') !== 'text');
+  const stage = makeOutputStage(resolved) as GuardedStage<O>;
+  const stream = new StageTransform<Chunk, O>(stage, false, resolved.transform, resolved.output !== 'text');
   if (signal !== undefined) {
     const onAbort = (): void => {
       const err = abortError(signal);

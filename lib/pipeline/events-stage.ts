@@ -8,14 +8,18 @@
 import type { DialectName, DialectOption, Frame, ProviderEvent, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { createFrameDecoder } from '../dialects/decoder.js';
-import type { CaptureMode } from '../dialects/capture.js';
+import { resolveCaptureMode, type CaptureMode } from '../dialects/capture.js';
 import type { DialectLimitOptions } from '../dialects/limits.js';
 import type { RawTextSink, TextSink } from '../dialects/types.js';
 import { createTextNormalizer } from '../dialects/normalizer.js';
-import { createAutoFramer, createFramer, FRAMING_OPTIONS, type FramingName, type FramingOption } from '../framing/detect.js';
+import { makeAutoFramer, makeFramer, FRAMING_OPTIONS, type FramingName, type FramingOption } from '../framing/detect.js';
+import { resolveFramerOptions, type ResolvedFramerOptions } from '../framing/options.js';
+import { resolveLimits, type LimitOptions, type Limits } from '../limits.js';
+import { dialectNames } from '../dialects/registry.js';
+import { OptionError } from '../errors.js';
 import { booleanOption, choiceOption, functionOption, optionsObject } from '../options.js';
 import type { Chunk } from '../framing/bytes.js';
-import type { InternalSseOptions, SseEventHook, Unframed } from '../framing/sse.js';
+import type { SseEventHook, SseHooks, Unframed } from '../framing/sse.js';
 import { chain } from '../stage.js';
 
 export interface EventsStageOptions extends DialectLimitOptions {
@@ -51,37 +55,69 @@ export interface EventsStage extends Stage<Chunk, UnifiedEvent> {
   setTextSink(sink: TextSink | null, raw?: RawTextSink | null): void;
 }
 
-export function createEventsStage(options: EventsStageOptions = {}): EventsStage {
+/** The events stage's options, checked once, defaults filled in. */
+export interface ResolvedEventsOptions {
+  readonly framing: FramingOption;
+  readonly framer: ResolvedFramerOptions;
+  readonly dialect: DialectOption;
+  readonly captures: CaptureMode;
+  readonly limits: Limits;
+  readonly fastPath: boolean;
+  readonly onFraming: ((framing: FramingName) => void) | undefined;
+  readonly onDialect: ((dialect: DialectName) => void) | undefined;
+}
+
+export function resolveEventsOptions(options: EventsStageOptions & LimitOptions = {}): ResolvedEventsOptions {
   options = optionsObject(options);
-  const onFraming = functionOption('onFraming', options.onFraming);
-  functionOption('onDialect', options.onDialect);
-  const fast = booleanOption('fastPath', options.fastPath, true);
-  const hook: SseEventHook | undefined = fast ? createEventHook() : undefined;
-  /** Set by the SSE framer's end when the input held no event but lines that are not SSE fields. */
-  let unframed: Unframed | null = null;
-  const framerOptions: InternalSseOptions & { maxFrameBytes?: number; flushIncomplete?: boolean; positions: boolean } = {
-    ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
-    ...(options.flushIncomplete === undefined ? {} : { flushIncomplete: options.flushIncomplete }),
-    positions: options.positions ?? false,
-    ...(hook === undefined ? {} : { eventHook: hook }),
+  return Object.freeze({
+    framing: choiceOption('framing', options.framing, FRAMING_OPTIONS, 'auto'),
+    framer: resolveFramerOptions(options),
+    dialect: dialectOption(options.dialect),
+    captures: resolveCaptureMode(options),
+    limits: resolveLimits(options),
+    fastPath: booleanOption('fastPath', options.fastPath, true),
+    onFraming: functionOption('onFraming', options.onFraming),
+    onDialect: functionOption('onDialect', options.onDialect),
+  });
+}
+
+/** The dialect option: 'auto' or a registered dialect's name. */
+function dialectOption(value: unknown): DialectOption {
+  if (value === undefined || value === 'auto') return 'auto';
+  if (!(dialectNames as readonly unknown[]).includes(value)) throw new OptionError('dialect', value, `'auto' or one of ${dialectNames.join(', ')}`);
+  return value as DialectName;
+}
+
+export function createEventsStage(options: EventsStageOptions = {}): EventsStage {
+  return makeEventsStage(resolveEventsOptions(options));
+}
+
+/** The events stage from options already resolved. */
+export function makeEventsStage(options: ResolvedEventsOptions): EventsStage {
+  const { onFraming, framing } = options;
+  const fast = options.fastPath;
+  const hooks: SseHooks = {
+    ...(fast ? { eventHook: createEventHook() } : {}),
     onUnframed: (report) => {
       unframed = report;
     },
   };
-  const framing = choiceOption('framing', options.framing, FRAMING_OPTIONS, 'auto');
+  const hook = hooks.eventHook;
+  /** Set by the SSE framer's end when the input held no event but lines that are not SSE fields. */
+  let unframed: Unframed | null = null;
   let framer: Stage<Chunk, Frame>;
-  if (framing === 'auto') framer = createAutoFramer(framerOptions, onFraming);
+  if (framing === 'auto') framer = makeAutoFramer(options.framer, onFraming, hooks);
   else {
-    framer = createFramer(framing, framerOptions);
+    framer = makeFramer(framing, options.framer, hooks);
     onFraming?.(framing);
   }
   const normalizer = createTextNormalizer({
-    dialect: options.dialect ?? 'auto',
-    ...(options.maxBlocks === undefined ? {} : { maxBlocks: options.maxBlocks }),
-    ...(options.maxToolArgumentBytes === undefined ? {} : { maxToolArgumentBytes: options.maxToolArgumentBytes }),
+    dialect: options.dialect,
+    maxBlocks: options.limits.maxBlocks,
+    maxToolArgumentBytes: options.limits.maxToolArgumentBytes,
     ...(options.onDialect === undefined ? {} : { onDialect: options.onDialect }),
   });
-  const decoder = createFrameDecoder(options.captures === undefined ? {} : { captures: options.captures });
+  const decoder = createFrameDecoder({ captures: options.captures });
   let out: Emit<UnifiedEvent> = () => {};
   const toNormalizer: Emit<ProviderEvent> = (pe) => normalizer.push(pe, out);
   const frames: Stage<Frame, UnifiedEvent> = {

@@ -1,10 +1,11 @@
 /** Public framing stages as Transforms: bytes or strings in, Frame objects out. */
 import type { Transform } from 'node:stream';
-import { createAutoFramer } from '../framing/detect.js';
+import { makeAutoFramer } from '../framing/detect.js';
+import { resolveFramerOptions } from '../framing/options.js';
 import { createJsonArrayFramer, type JsonArrayFramerOptions } from '../framing/json-array.js';
 import { createJsonValuesFramer, type JsonValuesFramerOptions } from '../framing/json-values.js';
 import type { FramerOptions } from '../framing/options.js';
-import { createSseFramer, type SseFramerOptions } from '../framing/sse.js';
+import { makeSseFramer, type SseFramerOptions } from '../framing/sse.js';
 import type { AnyFramerOptions } from '../framing/detect.js';
 import { split2NdjsonFramer } from './ndjson-split2.js';
 import { createHandoffFramer } from './framer-handoff.js';
@@ -18,7 +19,7 @@ export type FramerTransform = StageTransform<Chunk, Frame>;
 
 export function sseFramer(options: SseFramerOptions & TransformOptions = {}): FramerTransform {
   checkOptions(options, SSE_FRAMER_OPTIONS, 'sseFramer()');
-  return byteStageTransform(createHandoffFramer((hook) => createSseFramer({ ...options, ...hook })), options);
+  return byteStageTransform(createHandoffFramer((hook) => makeSseFramer(resolveFramerOptions(options), hook)), options);
 }
 
 export function jsonArrayFramer(options: JsonArrayFramerOptions & TransformOptions = {}): FramerTransform {
@@ -40,5 +41,5 @@ export function ndjsonFramer(options: FramerOptions = {}): Transform {
 /** Picks SSE, JSON array or JSON values from the first non-blank byte. */
 export function autoFramer(options: AnyFramerOptions & TransformOptions = {}): FramerTransform {
   checkOptions(options, AUTO_FRAMER_OPTIONS, 'autoFramer()');
-  return byteStageTransform(createHandoffFramer((hook) => createAutoFramer({ ...options, ...hook })), options);
+  return byteStageTransform(createHandoffFramer((hook) => makeAutoFramer(resolveFramerOptions(options), undefined, hook)), options);
 }

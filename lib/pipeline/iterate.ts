@@ -5,10 +5,10 @@
  */
 import type { FinalResult } from '../accumulate/types.js';
 import { AbortError, OptionError, StreamError } from '../errors.js';
-import { knownOptions, optionsObject, signalOption } from '../options.js';
 import type { UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
-import { abortError, createOutputStage, type CreateStreamOptions } from './create-stream.js';
+import { abortError, makeOutputStage } from './create-stream.js';
+import { resolveStreamOptions, type CreateStreamOptions, type OutputMode, type ResolvedStreamOptions } from './stream-options.js';
 import { ITERATE_OPTIONS } from './option-keys.js';
 
 /**
@@ -136,9 +136,10 @@ function abortedNow(signal: AbortSignal | undefined): boolean {
 
 type Output = UnifiedEvent | FinalResult | string;
 
-async function* run(source: ByteSource, options: CreateStreamOptions): AsyncGenerator<Output> {
-  const stage = createOutputStage(options);
-  const strict = options.strict === true; // (a value that is not a boolean was refused by createOutputStage)
+/** The output items of `source` under options resolved by iterateOptions. */
+export async function* run(source: ByteSource, options: ResolvedStreamOptions): AsyncGenerator<Output> {
+  const stage = makeOutputStage(options);
+  const strict = options.strict;
   const pending: Output[] = [];
   const failed = failedStatus(source);
   const status = failed?.status;
@@ -252,23 +253,18 @@ function checkSource(source: unknown): void {
 /** Options of events(), finals() and read(): createStream's, but the output mode and the Transform's buffer sizes. */
 export type IterateOptions = Omit<CreateStreamOptions, 'output' | 'highWaterMark' | 'writableHighWaterMark'>;
 
-/** Checks the source and the options at the call (`where` names it in messages). */
-export function iterateOptions(source: unknown, options: IterateOptions | undefined, where: string): IterateOptions {
+/** Checks the source and resolves the options once, at the call (`where` names it in messages). */
+export function iterateOptions(source: unknown, options: IterateOptions | undefined, where: string, output: OutputMode): ResolvedStreamOptions {
   checkSource(source);
-  const checked = optionsObject(options);
-  knownOptions(checked, ITERATE_OPTIONS, where);
-  signalOption(checked.signal);
-  return checked;
+  return resolveStreamOptions(options, ITERATE_OPTIONS, where, output);
 }
 
 /** Unified events of every response in `source`. */
 export function events(source: ByteSource, options?: IterateOptions): AsyncGenerator<UnifiedEvent> {
-  const checked = iterateOptions(source, options, 'events()');
-  return run(source, { ...checked, output: 'events' }) as AsyncGenerator<UnifiedEvent>;
+  return run(source, iterateOptions(source, options, 'events()', 'events')) as AsyncGenerator<UnifiedEvent>;
 }
 
 /** One final result per response in `source`. */
 export function finals(source: ByteSource, options?: IterateOptions): AsyncGenerator<FinalResult> {
-  const checked = iterateOptions(source, options, 'finals()');
-  return run(source, { ...checked, output: 'final' }) as AsyncGenerator<FinalResult>;
+  return run(source, iterateOptions(source, options, 'finals()', 'final')) as AsyncGenerator<FinalResult>;
 }

@@ -9,7 +9,7 @@ import type { NormalizerOptions } from '../dialects/normalizer.js';
 import type { AnyFramerOptions } from '../framing/detect.js';
 import type { FramerOptions } from '../framing/options.js';
 import { optionKeys } from '../options.js';
-import type { CreateStreamOptions } from './create-stream.js';
+import type { CreateStreamOptions } from './stream-options.js';
 import type { TransformOptions } from './transform.js';
 
 const TRANSFORM = optionKeys<TransformOptions>()(['highWaterMark', 'writableHighWaterMark']);

@@ -3,12 +3,12 @@
  * as the SDKs' `stream.finalMessage()` gives them, without an accumulator
  * written by hand.
  */
-import { createFinalAccumulator } from '../accumulate/final.js';
+import { makeFinalAccumulator } from '../accumulate/final.js';
 import type { FinalResult } from '../accumulate/types.js';
 import { AbortError, StreamError } from '../errors.js';
 import type { UnifiedEvent } from '../events.js';
 import type { Emit } from '../stage.js';
-import { events, iterateOptions, type ByteSource, type IterateOptions } from './iterate.js';
+import { iterateOptions, run, type ByteSource, type IterateOptions } from './iterate.js';
 
 /** One reading of a source: iterate it for the events as they come, await `final()` for the result. */
 export interface Reading extends AsyncIterable<UnifiedEvent> {
@@ -28,9 +28,9 @@ type State = 'idle' | 'iterating' | 'draining' | 'done';
 
 /** The events of every response in `source`, with their final results: see Reading. */
 export function read(source: ByteSource, options?: IterateOptions): Reading {
-  const checked = iterateOptions(source, options, 'read()');
-  const gen = events(source, checked);
-  const accumulator = createFinalAccumulator(checked);
+  const resolved = iterateOptions(source, options, 'read()', 'events');
+  const gen = run(source, resolved) as AsyncGenerator<UnifiedEvent>;
+  const accumulator = makeFinalAccumulator(resolved.limits);
   const results: FinalResult[] = [];
   const collect: Emit<FinalResult> = (f) => {
     results.push(f);

@@ -41,17 +41,19 @@ t.test('createStream and the stages behind it throw on a bad option, naming it, 
   t.end();
 });
 
-t.test('events() and finals() reject their first read with it (before reading the source)', async (t) => {
+t.test('events(), finals() and read() throw it at the call (options are resolved once, there), before reading the source', async (t) => {
+  const { read } = await import('../../lib/pipeline/read.js');
   for (const [name, options, message] of BAD) {
-    if (name === 'output') continue; // (set by the function)
-    let read = false;
+    if (name === 'output') continue; // (not theirs: an unknown option, tested below)
+    let read_ = false;
     const source = (async function* () {
-      read = true;
+      read_ = true;
       yield input;
     })();
-    await t.rejects(events(source, options as never).next(), { code: 'invalid_option', message }, `events(): ${name}`);
-    await t.rejects(finals([input], options as never).next(), OptionError, `finals(): ${name}`);
-    t.notOk(read, `events(): ${name}: the source is never read`);
+    t.throws(() => events(source, options as never), { code: 'invalid_option', message }, `events(): ${name}`);
+    t.throws(() => finals([input], options as never), OptionError, `finals(): ${name}`);
+    t.throws(() => read([input], options as never), OptionError, `read(): ${name}`);
+    t.notOk(read_, `events(): ${name}: the source is never read`);
   }
 });
 

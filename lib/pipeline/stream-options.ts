@@ -1,0 +1,71 @@
+/**
+ * The options of the fused entries (createStream, events, finals, read),
+ * resolved once per call into one frozen object that every layer below
+ * reads instead of checking the options again.
+ */
+import type { FinalAccumulatorOptions, FinalResult } from '../accumulate/types.js';
+import type { UnifiedEvent } from '../events.js';
+import { booleanOption, choiceOption, knownOptions, optionsObject, signalOption } from '../options.js';
+import { resolveEventsOptions, type EventsStageOptions, type ResolvedEventsOptions } from './events-stage.js';
+import type { TransformOptions } from './transform.js';
+
+export type OutputMode = 'events' | 'final' | 'text';
+
+export const OUTPUT_MODES: readonly OutputMode[] = ['events', 'final', 'text'];
+
+export interface CreateStreamOptions extends EventsStageOptions, FinalAccumulatorOptions, TransformOptions {
+  /**
+   * `events`: UnifiedEvent objects; `final`: one FinalResult per response;
+   * `text`: visible text as strings, a newline after each response.
+   * @defaultValue 'events'
+   */
+  output?: OutputMode;
+  /**
+   * Turn the first `error` event (and any fatal framing error) into a destroyed
+   * stream with a typed StreamError. Lenient (false) keeps going: errors stay
+   * in the output as `error` events / `errors` arrays.
+   * @defaultValue false
+   */
+  strict?: boolean;
+  /**
+   * Aborting stops reading at once: input is ignored, open responses end with
+   * an `aborted` error (final mode: their partial finals), and the stream is
+   * destroyed with an AbortError (code `aborted`) once those have been read.
+   */
+  signal?: AbortSignal;
+}
+
+export type StreamOutput<M extends OutputMode> = M extends 'final' ? FinalResult : M extends 'text' ? string : UnifiedEvent;
+
+/** createStream's options, checked once, defaults filled in (the Transform's buffer sizes stay as given). */
+export interface ResolvedStreamOptions extends ResolvedEventsOptions {
+  readonly output: OutputMode;
+  readonly strict: boolean;
+  readonly signal: AbortSignal | undefined;
+  readonly transform: TransformOptions;
+}
+
+/**
+ * Checks `options` once for the entry `where` (its known names, then every
+ * value) and freezes the result; `output` overrides the option (events(),
+ * finals() and read() fix it).
+ */
+export function resolveStreamOptions(
+  options: CreateStreamOptions | undefined,
+  known: readonly string[],
+  where: string,
+  output?: OutputMode,
+): ResolvedStreamOptions {
+  const o = optionsObject(options);
+  knownOptions(o, known, where);
+  const transform: TransformOptions = {};
+  if (o.highWaterMark !== undefined) transform.highWaterMark = o.highWaterMark;
+  if (o.writableHighWaterMark !== undefined) transform.writableHighWaterMark = o.writableHighWaterMark;
+  return Object.freeze({
+    ...resolveEventsOptions(o),
+    output: output ?? choiceOption('output', o.output, OUTPUT_MODES, 'events'),
+    strict: booleanOption('strict', o.strict, false),
+    signal: signalOption(o.signal),
+    transform: Object.freeze(transform),
+  });
+}

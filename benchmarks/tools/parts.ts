@@ -3,14 +3,14 @@
  * floor (TextDecoder + indexOf + JSON.parse), framer only, framer + JSON.parse,
  * events stage, final stage — each timed over the same 64 KiB chunks, alternating.
  *
- *   npx tsx test/perf/parts.ts /tmp/fx/anthropic-messages.single [runs] [--fast off]
+ *   npx tsx benchmarks/tools/parts.ts /tmp/fx/anthropic-messages.single [runs] [--fast off]
  */
-import { floorFor, runFloorSync } from '../../benchmarks/floor.js';
+import { floorFor, runFloorSync } from '../floor.js';
 import { readFileSync } from 'node:fs';
 import { createFramer } from '../../lib/framing/detect.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { createEventsStage } from '../../lib/pipeline/events-stage.js';
-import { wirefoldOptions, type FixtureStats } from '../../benchmarks/generate.js';
+import { wirefoldOptions, type FixtureStats } from '../generate.js';
 
 const file = process.argv[2]!;
 const runs = Number(process.argv[3] ?? 9);

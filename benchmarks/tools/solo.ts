@@ -4,11 +4,11 @@
  * median and best MB/s. Run it for two trees in separate processes, alternating,
  * when an in-process A/B (ab.ts) is too noisy (GC-heavy fixtures).
  *
- *   npx tsx test/perf/solo.ts <dir> <fixture> [runs] [events|final|text] [chunk bytes]
+ *   npx tsx benchmarks/tools/solo.ts <dir> <fixture> [runs] [events|final|text] [chunk bytes]
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { wirefoldOptions, type FixtureStats } from '../../benchmarks/generate.js';
+import { wirefoldOptions, type FixtureStats } from '../generate.js';
 import type { createOutputStage as CreateOutputStage } from '../../lib/pipeline/create-stream.js';
 
 const [dir, file] = [process.argv[2]!, process.argv[3]!];

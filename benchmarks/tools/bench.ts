@@ -4,18 +4,18 @@
  * indexOf framing + JSON.parse, a copy of benchmarks/methods.ts's) and by
  * createStream({ output: 'final' }), alternating, median of N runs.
  *
- *   npx tsx test/perf/bench.ts [--size 6MB] [--runs 7] [--chunk 65536] [--dialects a,b] [--shapes single,log] [--fast off] [--base DIR]
+ *   npx tsx benchmarks/tools/bench.ts [--size 6MB] [--runs 7] [--chunk 65536] [--dialects a,b] [--shapes single,log] [--fast off] [--base DIR]
  *
  * `--base DIR` also runs the createStream of a copy of another revision's lib/
  * (`git archive <rev> lib | tar -x -C DIR`) in the same rotation: before/after in one run.
  */
-import { floorFor, runFloor } from '../../benchmarks/floor.js';
+import { floorFor, runFloor } from '../floor.js';
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 import { createStream } from '../../lib/pipeline/create-stream.js';
-import { FIXTURE_DIALECTS, generateToBuffer, wirefoldOptions, type FixtureDialect, type FixtureShape, type FixtureStats } from '../../benchmarks/generate.js';
+import { FIXTURE_DIALECTS, generateToBuffer, wirefoldOptions, type FixtureDialect, type FixtureShape, type FixtureStats } from '../generate.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);

@@ -3,12 +3,12 @@
  * copy of another revision's (`git archive <rev> lib tsconfig.json package.json | tar -x -C <dir>`: without the tsconfig tsx compiles it differently and it runs ~10 % slower), and
  * the floor, run synchronously over the same 64 KiB chunks, alternating, medians.
  *
- *   npx tsx test/perf/ab.ts <baseDir> <fixture> [runs] [events|final]
+ *   npx tsx benchmarks/tools/ab.ts <baseDir> <fixture> [runs] [events|final]
  */
-import { floorFor, runFloorSync } from '../../benchmarks/floor.js';
+import { floorFor, runFloorSync } from '../floor.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { wirefoldOptions, type FixtureStats } from '../../benchmarks/generate.js';
+import { wirefoldOptions, type FixtureStats } from '../generate.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 
 const [baseDir, file] = [process.argv[2]!, process.argv[3]!];

@@ -15,7 +15,7 @@
  * (large joins, fresh buffers) do not show, so confirm a change that moves
  * memory with CPU time as well (solo.ts, alternating).
  *
- *   npx tsx test/perf/instructions.ts <dirA> <dirB> <fixture> [chunk bytes]
+ *   npx tsx benchmarks/tools/instructions.ts <dirA> <dirB> <fixture> [chunk bytes]
  */
 import { execFile } from 'node:child_process';
 import { basename, resolve } from 'node:path';

@@ -3,10 +3,10 @@
  * stage, guarded events stage, guarded events → a no-op stage, → the final
  * accumulator; synchronous over the same 64 KiB chunks, alternating, medians.
  *
- *   npx tsx test/perf/final-cost.ts /tmp/fx/anthropic-messages.single [runs]
+ *   npx tsx benchmarks/tools/final-cost.ts /tmp/fx/anthropic-messages.single [runs]
  */
 import { readFileSync } from 'node:fs';
-import { wirefoldOptions, type FixtureStats } from '../../benchmarks/generate.js';
+import { wirefoldOptions, type FixtureStats } from '../generate.js';
 import { createEventsStage } from '../../lib/pipeline/events-stage.js';
 import { createGuardedEventsStage, createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { chain, type Stage } from '../../lib/stage.js';

@@ -1,10 +1,10 @@
 /**
  * Synchronous loop of the fused final stage over one fixture, for `node --cpu-prof` (not a test).
- *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx test/perf/profile-sync.ts /tmp/fx/anthropic-messages.single [repeat] [events|final]
+ *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx benchmarks/tools/profile-sync.ts /tmp/fx/anthropic-messages.single [repeat] [events|final]
  */
 import { readFileSync } from 'node:fs';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
-import { wirefoldOptions, type FixtureStats } from '../../benchmarks/generate.js';
+import { wirefoldOptions, type FixtureStats } from '../generate.js';
 
 const file = process.argv[2]!;
 const repeat = Number(process.argv[3] ?? 20);

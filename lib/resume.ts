@@ -19,7 +19,7 @@
  *   `done` its parser emitted when the bytes stopped) is withdrawn, so the
  *   final of both connections equals the final of an uninterrupted stream.
  */
-import type { DialectName, ErrorEvent, Json, ToolCallDeltaEvent, UnifiedEvent } from './events.js';
+import { assertNever, type DialectName, type ErrorEvent, type Json, type ToolCallDeltaEvent, type UnifiedEvent } from './events.js';
 import type { Emit, Stage } from './stage.js';
 import { isFinalDone } from './accumulate/response.js';
 
@@ -125,8 +125,17 @@ export function createResumeTracker(): ResumeTracker {
       case 'raw':
         if (finished && ev.event === '[DONE]') sentinelSeen = true;
         break;
+      case 'start':
+      case 'text_delta':
+      case 'reasoning_delta':
+      case 'signature':
+      case 'usage':
+      case 'audio_delta':
+      case 'tool_call_cancel':
+      case 'session':
+        break; // nothing to track
       default:
-        break;
+        assertNever(ev);
     }
   }
 
@@ -378,8 +387,19 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
       case 'raw':
         flushHeld(emit);
         return repairRaw(ev, emit);
-      default:
+      case 'start':
+      case 'text_delta':
+      case 'reasoning_delta':
+      case 'signature':
+      case 'usage':
+      case 'done':
+      case 'error':
+      case 'audio_delta':
+      case 'tool_call_cancel':
+      case 'session':
         return false;
+      default:
+        return assertNever(ev);
     }
     if (ev.type === 'tool_call_start') {
       const c = carried.get(key(ev.choice, ev.index));

@@ -12,7 +12,7 @@
  * - A second `start` inside an open response means the previous one never
  *   finished: RESTART.
  */
-import type { DoneEvent, UnifiedEvent } from '../events.js';
+import { assertNever, type DoneEvent, type UnifiedEvent } from '../events.js';
 
 /** The event is not part of any response. */
 export const OUTSIDE = 0;
@@ -62,10 +62,18 @@ export class ResponseTracker {
         }
         return wasOpen ? INSIDE : BEGIN;
       }
-      default:
+      case 'text_delta':
+      case 'reasoning_delta':
+      case 'tool_call_start':
+      case 'tool_call_delta':
+      case 'tool_call_done':
+      case 'signature':
+      case 'audio_delta':
         if (this.open) return INSIDE;
         this.open = true;
         return BEGIN;
+      default:
+        return assertNever(ev);
     }
   }
 

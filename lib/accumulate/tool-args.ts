@@ -3,7 +3,7 @@
  * key them), a lazy partial-JSON preview, and the authoritative text parsed
  * once at `tool_call_done`.
  */
-import type { Json, UnifiedEvent } from '../events.js';
+import { assertNever, type Json, type UnifiedEvent } from '../events.js';
 import { optionsObject } from '../options.js';
 import type { Emit, Stage } from '../stage.js';
 import type { FinalError, ToolArgsAccumulatorOptions } from './types.js';
@@ -225,8 +225,19 @@ export function createToolArgsAccumulator(options: ToolArgsAccumulatorOptions = 
         case 'done':
           if (isFinalDone(ev)) store.finishAll();
           break;
+        case 'start':
+        case 'text_delta':
+        case 'reasoning_delta':
+        case 'signature':
+        case 'usage':
+        case 'error':
+        case 'audio_delta':
+        case 'tool_call_cancel':
+        case 'session':
+        case 'raw':
+          break; // passes through
         default:
-          break;
+          assertNever(ev);
       }
       emit(ev);
     },

@@ -4,7 +4,7 @@
  * boundaries are the accumulators' (ResponseTracker), so a response here is a
  * FinalResult there.
  */
-import type { DialectName, ErrorEvent, Position, UnifiedEvent } from '../events.js';
+import { assertNever, type DialectName, type ErrorEvent, type Position, type UnifiedEvent } from '../events.js';
 import { BEGIN, OUTSIDE, RESTART, ResponseTracker, isFinalDone } from '../accumulate/response.js';
 import { usageOf } from '../accumulate/usage.js';
 import { anomaly, type Anomaly, type ResponseReport } from './report.js';
@@ -130,8 +130,19 @@ export class ResponseCollector {
           r.choiceStops.push({ choice: ev.choice ?? 0, stopReason: ev.stopReason, providerReason: ev.providerReason });
         }
         break;
+      case 'text_delta':
+      case 'reasoning_delta':
+      case 'tool_call_start':
+      case 'tool_call_delta':
+      case 'tool_call_done':
+      case 'signature':
+      case 'audio_delta':
+      case 'tool_call_cancel':
+      case 'session':
+      case 'raw':
+        break; // counted above
       default:
-        break;
+        assertNever(ev);
     }
   }
 

@@ -3,6 +3,7 @@
  * bytes → Frame → ProviderEvent → UnifiedEvent.
  */
 import type { ErrorCode, Position } from './errors.js';
+import type { DIALECTS } from './dialects/registry.js';
 
 export type { Position } from './errors.js';
 
@@ -22,19 +23,13 @@ export interface Frame {
   invalidUtf8At?: number;
 }
 
-/** The dialect names accepted by `decoder`, `normalizer` and `createStream`. */
-export type DialectName =
-  | 'openai-chat'
-  | 'openai-responses'
-  | 'anthropic-messages'
-  | 'xai-chat'
-  | 'xai-responses'
-  | 'xai-messages'
-  | 'gemini'
-  | 'gemini-interactions'
-  | 'gemini-live'
-  | 'openai-realtime'
-  | 'xai-realtime';
+/**
+ * The dialect names accepted by `decoder`, `normalizer` and `createStream`
+ * (`'openai-chat'`, `'anthropic-messages'`, `'gemini'`…): the `name` of each
+ * definition in the registry's list (lib/dialects/registry.ts), so a new
+ * dialect adds its name by itself.
+ */
+export type DialectName = (typeof DIALECTS)[number]['name'];
 
 export type DialectOption = DialectName | 'auto';
 

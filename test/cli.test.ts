@@ -32,7 +32,7 @@ t.test('--help and doctor --help fit in 80 columns, and name the command wirefol
     t.notMatch(r.stdout, /llmstream/i);
   }
   const help = (await run(['--help'])).stdout;
-  t.match(help, /--dialect <name>    auto \| openai-chat \|/);
+  t.match(help, /--dialect <name>    auto \| xai-chat \| openai-chat \|/);
   t.match(help, 'xai-realtime', 'every dialect is still listed');
 });
 

@@ -8,7 +8,7 @@
  */
 import type { Json, JsonObject, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
 import { doneEvent, errorEvent, num, obj, str, usageEvent } from './helpers.js';
-import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
+import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
 import { F_INDEX, F_VALUE, INPUT_JSON, TEXT, THINKING, learnMessagesTemplate } from './fast/anthropic-messages.js';
 import type { TemplateMatch } from './fast/template.js';
 
@@ -406,7 +406,27 @@ function buildUsage(start: JsonObject | undefined, delta: JsonObject | undefined
   );
 }
 
-export const anthropicMessages: DialectDefinition = {
+/** The Messages event types but `ping` (a bare keep-alive tells nothing: xAI Realtime sends one too). */
+const MESSAGES_EVENTS = new Set([
+  'message_start',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+]);
+
+/** A Messages event other than `ping`. */
+export function isMessagesEvent(payload: JsonObject): boolean {
+  const type = payload['type'];
+  return typeof type === 'string' && MESSAGES_EVENTS.has(type);
+}
+
+export const anthropicMessages = defineDialect({
   name: 'anthropic-messages',
+  family: 'messages',
+  // Every Messages event: xai-messages, before it in the registry, has taken a grok model's message_start.
+  detect: isMessagesEvent,
+  fast: { learnTemplate: learnMessagesTemplate },
   createResponse: createMessagesResponse,
-};
+});

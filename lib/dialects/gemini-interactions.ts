@@ -6,7 +6,7 @@
  */
 import type { Json, JsonObject, StopReason, UnifiedEvent, Usage } from '../events.js';
 import { doneEvent, errorEvent, isObject, num, obj, providerError, str, sum, usageEvent } from './helpers.js';
-import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
+import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
 import { ARGUMENTS, F_EVENT_ID, F_EVENT_NUMBER, F_INDEX, F_TEXT, TEXT, THOUGHT, learnInteractionsTemplate } from './fast/gemini-interactions.js';
 import type { TemplateMatch } from './fast/template.js';
 
@@ -289,7 +289,15 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
   return handler;
 }
 
-export const geminiInteractions: DialectDefinition = {
+export const geminiInteractions = defineDialect({
   name: 'gemini-interactions',
+  family: 'interactions',
+  // `event_type` (the Interactions SSE events), or `type: 'interaction.…' | 'step.…'`.
+  detect(payload) {
+    if (typeof payload['event_type'] === 'string') return true;
+    const type = str(payload['type']);
+    return type !== undefined && (type.startsWith('interaction.') || type.startsWith('step.'));
+  },
+  fast: { learnTemplate: learnInteractionsTemplate },
   createResponse: createInteractionsResponse,
-};
+});

@@ -21,7 +21,8 @@
 import type { Json, JsonObject, UnifiedEvent, UsageEvent } from '../events.js';
 import { isSendRecord } from './capture.js';
 import { doneEvent, errorEvent, isObject, num, obj, providerError, str, sum, usageEvent } from './helpers.js';
-import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
+import { isKeepAlive } from './detect.js';
+import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
 
 /** What outlives a turn (the normalizer keeps one context per stream). */
 interface LiveSession {
@@ -335,10 +336,17 @@ function liveUsage(u: JsonObject): UsageEvent {
   );
 }
 
-export const geminiLive: DialectDefinition = {
+/** The top-level keys of Live's server messages (generateContent never has them). */
+const LIVE_KEYS = ['setupComplete', 'serverContent', 'toolCall', 'toolCallCancellation', 'goAway', 'sessionResumptionUpdate', 'filteredPrompt'];
+
+export const geminiLive = defineDialect({
   name: 'gemini-live',
+  family: 'live',
+  // Listed before gemini: Live sends usageMetadata next to serverContent.
+  detect: (payload) => !isKeepAlive(payload) && LIVE_KEYS.some((k) => k in payload),
   readsClientMessages: true,
+  session: true,
   createResponse(ctx) {
     return new LiveTurn(ctx, sessionOf(ctx));
   },
-};
+});

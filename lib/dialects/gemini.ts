@@ -16,7 +16,8 @@
  */
 import type { DoneEvent, Json, JsonObject, StopReason, UnifiedEvent, Usage } from '../events.js';
 import { arr, doneEvent, errorEvent, isObject, num, obj, str, sum, usageEvent } from './helpers.js';
-import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
+import { isKeepAlive } from './detect.js';
+import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
 import { F_CANDIDATE, F_SIGNATURE, F_TEXT, F_USAGE, THOUGHT, learnGeminiTemplate } from './fast/gemini.js';
 import type { TemplateMatch } from './fast/template.js';
 
@@ -632,7 +633,11 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
   return handler;
 }
 
-export const gemini: DialectDefinition = {
+export const gemini = defineDialect({
   name: 'gemini',
+  family: 'gemini',
+  // generateContent's chunks (SSE or a JSON array); gemini-live, before it in the registry, has taken Live's messages.
+  detect: (payload) => !isKeepAlive(payload) && ('candidates' in payload || 'usageMetadata' in payload || 'promptFeedback' in payload),
+  fast: { learnTemplate: learnGeminiTemplate },
   createResponse: createGeminiResponse,
-};
+});

@@ -9,9 +9,8 @@ import { functionOption, optionsObject } from '../options.js';
 import { LimitExceededError, OptionError } from '../errors.js';
 import type { DialectName, DialectOption, Json, JsonObject, Position, ProviderEvent, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
-import { detectDialect } from './detect.js';
 import { doneEvent, errorEvent, isObject, providerError } from './helpers.js';
-import { dialects } from './registry.js';
+import { detectDialect, dialectNames, dialects, familyOf, isCatchAll, isDialectName } from './registry.js';
 import type { DialectContext, RawTextSink, ResponseHandler, TextSink } from './types.js';
 import { createResponseLimits, type DialectLimitOptions } from './limits.js';
 import { resolveLimits } from '../limits.js';
@@ -26,29 +25,15 @@ export interface NormalizerOptions extends DialectLimitOptions {
   onDialect?: (dialect: DialectName) => void;
 }
 
-/** The wire family of each dialect: xAI speaks the OpenAI and Anthropic vocabularies. */
-const FAMILY: Record<DialectName, string> = {
-  'openai-chat': 'chat',
-  'xai-chat': 'chat',
-  'openai-responses': 'responses',
-  'xai-responses': 'responses',
-  'anthropic-messages': 'messages',
-  'xai-messages': 'messages',
-  gemini: 'gemini',
-  'gemini-interactions': 'interactions',
-  'gemini-live': 'live',
-  'openai-realtime': 'realtime',
-  'xai-realtime': 'realtime',
-};
-
 /**
  * Whether a payload detected as `next` moves the input off `current`: a new
- * family always does; within a family only positive evidence of xAI (a grok
- * model) does, since a payload without a model says nothing either way.
+ * family always does; within a family only positive evidence does (detected as
+ * a dialect other than the family's catch-all, e.g. by a grok model), since a
+ * payload without a model says nothing either way.
  */
 function switches(current: DialectName, next: DialectName): boolean {
-  if (FAMILY[current] !== FAMILY[next]) return true;
-  return next.startsWith('xai-');
+  if (familyOf(current) !== familyOf(next)) return true;
+  return !isCatchAll(next);
 }
 
 /** Payloads held while `auto` cannot yet tell the dialect. */
@@ -117,8 +102,8 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
   options = optionsObject(options);
   functionOption('onDialect', options.onDialect);
   const requested = options.dialect ?? 'auto';
-  if (requested !== 'auto' && !(requested in dialects)) {
-    throw new OptionError('dialect', requested, `'auto' or one of ${Object.keys(dialects).join(', ')}`);
+  if (requested !== 'auto' && !isDialectName(requested)) {
+    throw new OptionError('dialect', requested, `'auto' or one of ${dialectNames.join(', ')}`);
   }
   if (requested !== 'auto') options.onDialect?.(requested);
   let handler: ResponseHandler | null = null;
@@ -260,7 +245,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     const looks = detectDialect(payload);
     if (looks === null) return;
     checkForced = false;
-    if (requested === 'auto' || FAMILY[looks] === FAMILY[requested]) return;
+    if (requested === 'auto' || familyOf(looks) === familyOf(requested)) return;
     const message = `frame ${frame}: the payloads look like ${looks}, not ${requested} as asked: read as ${requested}, their content may be lost (raw events only)`;
     ctx.emit(errorEvent('dialect_mismatch', message, false));
   }

@@ -5,7 +5,6 @@
  * the usage semantics differ per provider (see `ChatDialectOptions`).
  */
 import type {
-  DialectName,
   DoneEvent,
   Json,
   JsonObject,
@@ -13,7 +12,7 @@ import type {
   UnifiedEvent,
 } from '../events.js';
 import { arr, doneEvent, errorEvent, isObject, num, obj, providerError, str, usageEvent } from './helpers.js';
-import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
+import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
 import { F_ARGUMENTS, F_CHOICE, F_CONTENT, F_REASONING, F_REASONING_CONTENT, F_TOOL, TOOL_ARGS, learnChatTemplate } from './fast/openai-chat.js';
 import type { Template, TemplateMatch } from './fast/template.js';
 
@@ -51,17 +50,29 @@ interface Choice {
 
 const INCOMPLETE_MESSAGE = "input ended before the response's terminal event";
 
-export function createChatDialect(name: DialectName, options: ChatDialectOptions): DialectDefinition {
+/** A Chat Completions dialect's `createResponse`: a new handler per response, reading usage as `options` say. */
+export function chatHandlers(options: ChatDialectOptions): (ctx: DialectContext) => ResponseHandler {
   const excludes = options.completionExcludesReasoning;
-  return {
-    name,
-    createResponse(ctx) {
-      return new ChatResponse(ctx, excludes);
-    },
-  };
+  return (ctx) => new ChatResponse(ctx, excludes);
 }
 
-export const openaiChat = createChatDialect('openai-chat', { completionExcludesReasoning: false });
+/**
+ * A Chat Completions chunk: `object: 'chat.completion.chunk'`, or a `choices`
+ * array (Azure's first chunk has an empty id, model and object).
+ */
+export function isChatChunk(payload: JsonObject): boolean {
+  return payload['object'] === 'chat.completion.chunk' || Array.isArray(payload['choices']);
+}
+
+export const openaiChat = defineDialect({
+  name: 'openai-chat',
+  family: 'chat',
+  // Every chunk: xai-chat, before it in the registry, has taken those of a grok model.
+  detect: isChatChunk,
+  doneSentinel: true,
+  fast: { learnTemplate: learnChatTemplate },
+  createResponse: chatHandlers({ completionExcludesReasoning: false }),
+});
 
 class ChatResponse implements ResponseHandler {
   started = false;

@@ -5,10 +5,11 @@
  * buffer, conversation items, rate limits, pings) is `raw` and does not open
  * a response, so a session that ends between responses reports nothing missing.
  */
-import type { DialectName, Json, JsonObject, StopReason, UsageEvent } from '../events.js';
+import type { Json, JsonObject, StopReason, UsageEvent } from '../events.js';
 import { isSendRecord } from './capture.js';
 import { doneEvent, errorEvent, isObject, num, obj, providerError, str, usageEvent } from './helpers.js';
-import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
+import { isRealtimeEvent, isRealtimeType } from './detect.js';
+import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
 
 /**
  * What outlives one response: the normalizer creates a handler per response
@@ -343,15 +344,23 @@ function isEmpty(o: JsonObject): boolean {
   return true;
 }
 
-/** The Realtime dialect under a given name (OpenAI and xAI share the mapping). */
-export function realtimeDialect(name: DialectName): DialectDefinition {
-  return {
-    name,
-    readsClientMessages: true,
-    createResponse(ctx) {
-      return new RealtimeResponse(ctx, sessionOf(ctx));
-    },
-  };
+/** The Realtime dialects' `createResponse` (OpenAI and xAI share the mapping). */
+export function createRealtimeResponse(ctx: DialectContext): ResponseHandler {
+  return new RealtimeResponse(ctx, sessionOf(ctx));
 }
 
-export const openaiRealtime = realtimeDialect('openai-realtime');
+export const openaiRealtime = defineDialect({
+  name: 'openai-realtime',
+  family: 'realtime',
+  // After xai-realtime (its session of a grok model, its keep-alive), before the Responses
+  // dialects: a Realtime-only type, or an `error` / `response.*` event with Realtime's ids.
+  detect(payload) {
+    const type = str(payload['type']);
+    if (type === undefined) return false;
+    if (isRealtimeType(type)) return true;
+    return (type === 'error' || type.startsWith('response.')) && isRealtimeEvent(payload);
+  },
+  readsClientMessages: true,
+  session: true,
+  createResponse: createRealtimeResponse,
+});

@@ -9,7 +9,6 @@
  * carries `sequence_number` (the resume cursor); there is no `[DONE]`.
  */
 import type {
-  DialectName,
   Json,
   JsonObject,
   StopReason,
@@ -17,7 +16,7 @@ import type {
   UnifiedEvent,
 } from '../events.js';
 import { arr, doneEvent, errorEvent, num, obj, str, usageEvent } from './helpers.js';
-import type { DialectContext, DialectDefinition, ResponseHandler } from './types.js';
+import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
 import {
   CUSTOM_INPUT,
   FUNCTION_ARGS,
@@ -35,7 +34,6 @@ import {
 import type { TemplateMatch } from './fast/template.js';
 
 export interface ResponsesDialectOptions {
-  readonly name: DialectName;
   /**
    * True when `custom_tool_call` items are run by the server (xAI's x_search
    * tools appear as such items): they still go through the tool_call path,
@@ -107,7 +105,8 @@ function readError(p: JsonObject): { code: string; message: string } {
   return { code, message };
 }
 
-export function createResponsesDialect(options: ResponsesDialectOptions): DialectDefinition {
+/** A Responses dialect's `createResponse`: a new handler per response, with `options`. */
+export function responsesHandlers(options: ResponsesDialectOptions): (ctx: DialectContext) => ResponseHandler {
   const hostedCustom = options.hostedCustomToolCalls;
   /** Calls the caller must answer (so a completed response ends in tool_use). */
   const isClientKind = (kind: CallKind): boolean => kind === 'function' || kind === 'item' || (kind === 'custom' && !hostedCustom);
@@ -553,7 +552,20 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
     return handler;
   }
 
-  return { name: options.name, createResponse };
+  return createResponse;
 }
 
-export const openaiResponses = createResponsesDialect({ name: 'openai-responses', hostedCustomToolCalls: false });
+/** A Responses API event (`response.…`); those of the Realtime API are taken by the realtime dialects, listed before. */
+export function isResponsesEvent(payload: JsonObject): boolean {
+  const type = payload['type'];
+  return typeof type === 'string' && type.startsWith('response.');
+}
+
+export const openaiResponses = defineDialect({
+  name: 'openai-responses',
+  family: 'responses',
+  // Every Responses event: xai-responses, before it in the registry, has taken a grok model's.
+  detect: isResponsesEvent,
+  fast: { learnTemplate: learnResponsesTemplate },
+  createResponse: responsesHandlers({ hostedCustomToolCalls: false }),
+});

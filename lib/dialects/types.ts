@@ -1,6 +1,7 @@
 /**
  * The contract between the normalizer (response lifecycle, auto-detection,
- * positions, missing terminals) and one file per dialect (the mapping).
+ * positions, missing terminals) and one file per dialect (its definition:
+ * name, family, detection, mapping).
  */
 import type { DialectName, Json, JsonObject, Position, UnifiedEvent } from '../events.js';
 import type { Template, TemplateMatch } from './fast/template.js';
@@ -67,13 +68,71 @@ export interface ResponseHandler {
   readonly started: boolean;
 }
 
-export interface DialectDefinition {
-  readonly name: DialectName;
+/**
+ * One dialect, described by itself (see CONTRIBUTING.md): its file exports one
+ * such object (through `defineDialect`) and lib/dialects/registry.ts lists it.
+ * Everything else (the DialectName union, `dialectNames`, `--dialect`,
+ * auto-detection, doctor's per-dialect checks) is derived from these objects.
+ */
+export interface DialectDefinitionOf<N extends string> {
+  /** The name users pass as `dialect` and see in `start` events. */
+  readonly name: N;
+  /**
+   * The wire family: dialects of one family speak the same vocabulary (xAI's
+   * `/v1/chat/completions` is OpenAI's Chat Completions, `family: 'chat'`).
+   * A forced dialect is only reported as mismatched (`dialect_mismatch`) when
+   * the payloads look like another family; a log read with `auto` only moves
+   * to another dialect of the same family on positive evidence (see
+   * `isCatchAll` in registry.ts); doctor's checks of a wire shape (Anthropic's
+   * block indices and usage, Gemini's usage and signatures) run for every
+   * dialect of that family.
+   */
+  readonly family: string;
+  /**
+   * Whether `payload` (a JSON object from the server: the first one of the
+   * input, or the first one of a response of a mixed log) is this dialect's.
+   * Asked in the registry's order, first yes wins: a dialect listed after its
+   * look-alikes need not rule them out (openai-chat says yes to every chat
+   * chunk; xai-chat, listed before it, has taken those of a grok model).
+   * Never true for a payload that does not tell (e.g. a bare `ping`): the
+   * normalizer then holds it and asks again with the next one.
+   */
+  detect(payload: JsonObject): boolean;
   /**
    * True when the dialect reads client → server messages of WebSocket captures
    * (e.g. the model named in Gemini Live's `setup`); they must never open a
    * response. Other dialects get such messages as `raw` from the normalizer.
    */
   readonly readsClientMessages?: boolean;
+  /**
+   * True when a response ends with the `data: [DONE]` sentinel after its
+   * terminal event (Chat Completions): `wirefold doctor` reports a response
+   * without one as `missing_terminal`.
+   */
+  readonly doneSentinel?: boolean;
+  /**
+   * True for a WebSocket session (Realtime, Live), where messages between and
+   * after responses are normal: doctor reports none of them as `trailing_data`.
+   */
+  readonly session?: boolean;
+  /**
+   * The dialect's fast path, if it has one (fused pipeline only): `learnTemplate`
+   * makes the template that recognises frames like `payload` in their raw text
+   * (see fast/template.ts); the dialect's handlers then implement `onTemplate`
+   * and `learnTemplate` with it.
+   */
+  readonly fast?: { readonly learnTemplate: (payload: JsonObject) => Template | null };
+  /** A handler for one response: called when a response begins (its first payload), once per response. */
   createResponse(ctx: DialectContext): ResponseHandler;
+}
+
+/** A dialect of this package (its name is one of DialectName). */
+export type DialectDefinition = DialectDefinitionOf<DialectName>;
+
+/**
+ * Types a dialect's definition with its name as a literal, so the registry's
+ * list gives the DialectName union (`export const myDialect = defineDialect({ name: 'my-dialect', … })`).
+ */
+export function defineDialect<const N extends string>(definition: DialectDefinitionOf<N>): DialectDefinitionOf<N> {
+  return definition;
 }

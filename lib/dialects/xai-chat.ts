@@ -3,6 +3,17 @@
  * deltas, handled there too), except that `completion_tokens` EXCLUDES
  * `reasoning_tokens`, so outputTokens = completion + reasoning.
  */
-import { createChatDialect } from './openai-chat.js';
+import { isGrok } from './detect.js';
+import { learnChatTemplate } from './fast/openai-chat.js';
+import { chatHandlers, isChatChunk } from './openai-chat.js';
+import { defineDialect } from './types.js';
 
-export const xaiChat = createChatDialect('xai-chat', { completionExcludesReasoning: true });
+export const xaiChat = defineDialect({
+  name: 'xai-chat',
+  family: 'chat',
+  // A chat chunk naming a grok model (listed before openai-chat, which takes every chunk).
+  detect: (payload) => isChatChunk(payload) && isGrok(payload['model']),
+  doneSentinel: true,
+  fast: { learnTemplate: learnChatTemplate },
+  createResponse: chatHandlers({ completionExcludesReasoning: true }),
+});

@@ -5,10 +5,17 @@
  * unified index), and deltas may carry no `index` (they belong to the most
  * recently started open block).
  */
-import { createMessagesResponse } from './anthropic-messages.js';
-import type { DialectDefinition } from './types.js';
+import { createMessagesResponse, isMessagesEvent } from './anthropic-messages.js';
+import { isGrok } from './detect.js';
+import { learnMessagesTemplate } from './fast/anthropic-messages.js';
+import { obj } from './helpers.js';
+import { defineDialect } from './types.js';
 
-export const xaiMessages: DialectDefinition = {
+export const xaiMessages = defineDialect({
   name: 'xai-messages',
+  family: 'messages',
+  // A Messages event whose message names a grok model (listed before anthropic-messages).
+  detect: (payload) => isMessagesEvent(payload) && isGrok(obj(payload['message'])?.['model']),
+  fast: { learnTemplate: learnMessagesTemplate },
   createResponse: createMessagesResponse,
-};
+});

@@ -7,6 +7,17 @@
  * behavioural difference: server-side x_search tools stream as
  * `custom_tool_call` items, so those do not make a response end in `tool_use`.
  */
-import { createResponsesDialect } from './openai-responses.js';
+import { isGrok } from './detect.js';
+import { learnResponsesTemplate } from './fast/openai-responses.js';
+import { obj } from './helpers.js';
+import { isResponsesEvent, responsesHandlers } from './openai-responses.js';
+import { defineDialect } from './types.js';
 
-export const xaiResponses = createResponsesDialect({ name: 'xai-responses', hostedCustomToolCalls: true });
+export const xaiResponses = defineDialect({
+  name: 'xai-responses',
+  family: 'responses',
+  // A Responses event whose response names a grok model (listed before openai-responses).
+  detect: (payload) => isResponsesEvent(payload) && isGrok(obj(payload['response'])?.['model']),
+  fast: { learnTemplate: learnResponsesTemplate },
+  createResponse: responsesHandlers({ hostedCustomToolCalls: true }),
+});

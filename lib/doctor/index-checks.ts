@@ -5,6 +5,7 @@
  */
 import type { DialectName, Json, Position } from '../events.js';
 import { isObject, num, str } from '../dialects/helpers.js';
+import { familyOf } from '../dialects/registry.js';
 import { anomaly, type Anomaly } from './report.js';
 import type { PayloadCheck, Seen } from './checks.js';
 import { plural } from './signature-checks.js';
@@ -15,7 +16,7 @@ export function createIndexReuseCheck(): PayloadCheck {
   return {
     records,
     observe(payload: Json, frame: number, at: Position | null, dialect: DialectName | null) {
-      if ((dialect !== 'anthropic-messages' && dialect !== 'xai-messages') || !isObject(payload)) return;
+      if (dialect === null || familyOf(dialect) !== 'messages' || !isObject(payload)) return;
       const type = str(payload['type']);
       if (type === 'message_start') used = new Set();
       if (type !== 'content_block_start') return;

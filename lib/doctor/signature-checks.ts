@@ -5,6 +5,7 @@
  */
 import type { DialectName, Json, Position } from '../events.js';
 import { arr, isObject, obj, str } from '../dialects/helpers.js';
+import { familyOf } from '../dialects/registry.js';
 import { anomaly, type Anomaly } from './report.js';
 import type { PayloadCheck, Seen } from './checks.js';
 
@@ -15,7 +16,7 @@ export function createSignatureCheck(): PayloadCheck {
   return {
     records,
     observe(payload: Json, frame: number, at: Position | null, dialect: DialectName | null) {
-      if (dialect !== 'gemini' || !isObject(payload)) return;
+      if (dialect === null || familyOf(dialect) !== 'gemini' || !isObject(payload)) return;
       for (const cand of arr(payload['candidates']) ?? []) {
         for (const part of arr(obj(obj(cand)?.['content'])?.['parts']) ?? []) {
           const p = obj(part);

@@ -6,14 +6,11 @@
  *   `[DONE]` sentinel) are left over: a parser that stops at the terminal
  *   never sees them, one that reads on may fold them into the response.
  */
-import type { DialectName, Json, Position, ProviderEvent } from '../events.js';
+import type { Json, Position, ProviderEvent } from '../events.js';
 import { isObject, str } from '../dialects/helpers.js';
+import { dialects } from '../dialects/registry.js';
 import { anomaly, type Anomaly, type ResponseReport } from './report.js';
 import { plural } from './signature-checks.js';
-
-/** WebSocket sessions: messages between and after responses are normal. */
-const SESSION_DIALECTS = new Set<DialectName>(['gemini-live', 'openai-realtime', 'xai-realtime']);
-const DONE_DIALECTS = new Set<DialectName>(['openai-chat', 'xai-chat']);
 
 function describe(pe: ProviderEvent): string {
   if (pe.kind !== 'json') return pe.kind === 'invalid' ? 'text that is not JSON' : pe.kind;
@@ -50,11 +47,15 @@ export class TerminalWatch {
     this.first = null;
   }
 
-  /** Files the anomalies: missing `[DONE]` per Chat response, trailing frames at input level. */
+  /**
+   * Files the anomalies: a missing `[DONE]` per response of a dialect that ends
+   * with one (DialectDefinition.doneSentinel), trailing frames at input level
+   * (none in a WebSocket session, DialectDefinition.session).
+   */
   finish(responses: ResponseReport[], outside: Anomaly[], end: Position): void {
     for (let i = 0; i < responses.length; i++) {
       const r = responses[i]!;
-      if (r.dialect === null || !DONE_DIALECTS.has(r.dialect)) continue;
+      if (r.dialect === null || dialects[r.dialect].doneSentinel !== true) continue;
       if (r.anomalies.some((a) => a.code === 'incomplete_stream')) continue; // already reported as cut off
       const next = responses[i + 1]?.firstFrame ?? Infinity;
       if (this.sentinels.some((f) => f >= r.lastFrame && f < next)) continue;
@@ -68,7 +69,7 @@ export class TerminalWatch {
       r.anomalies.push(a);
     }
     const last = responses[responses.length - 1];
-    if (this.trailing === 0 || last === undefined || (last.dialect !== null && SESSION_DIALECTS.has(last.dialect))) return;
+    if (this.trailing === 0 || last === undefined || (last.dialect !== null && dialects[last.dialect].session === true)) return;
     outside.push(
       anomaly(
         'trailing_data',

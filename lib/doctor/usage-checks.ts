@@ -7,6 +7,7 @@
  */
 import type { DialectName, Json, JsonObject, Position } from '../events.js';
 import { isObject, num, obj, str } from '../dialects/helpers.js';
+import { familyOf } from '../dialects/registry.js';
 import { anomaly, type Anomaly } from './report.js';
 import type { PayloadCheck, Seen } from './checks.js';
 
@@ -42,7 +43,7 @@ export function createGeminiUsageCheck(): PayloadCheck {
   return {
     records,
     observe(payload: Json, frame: number, at: Position | null, dialect: DialectName | null) {
-      if (dialect !== 'gemini' || !isObject(payload)) return;
+      if (dialect === null || familyOf(dialect) !== 'gemini' || !isObject(payload)) return;
       const u = obj(payload['usageMetadata']);
       const counts = u === undefined ? null : countsOf(u, GEMINI_FIELDS);
       // Vertex sends `{trafficType}` alone until the last chunk: nothing to add up there.
@@ -78,7 +79,7 @@ export function createAnthropicUsageCheck(): PayloadCheck {
   return {
     records,
     observe(payload: Json, frame: number, at: Position | null, dialect: DialectName | null) {
-      if ((dialect !== 'anthropic-messages' && dialect !== 'xai-messages') || !isObject(payload)) return;
+      if (dialect === null || familyOf(dialect) !== 'messages' || !isObject(payload)) return;
       const type = str(payload['type']);
       let u: JsonObject | undefined;
       if (type === 'message_start') u = obj(obj(payload['message'])?.['usage']);

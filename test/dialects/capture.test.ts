@@ -3,7 +3,7 @@ import type { Frame, Json, ProviderEvent } from '../../lib/events.js';
 import { createAutoFramer } from '../../lib/framing/detect.js';
 import { createDecoder, decodeFrame } from '../../lib/dialects/decoder.js';
 import { createMessageDecoder, isSendRecord, type CaptureOptions, type CaptureProviderEvent } from '../../lib/dialects/capture.js';
-import { detectDialect } from '../../lib/dialects/detect.js';
+import { detectDialect } from '../../lib/dialects/registry.js';
 import { createNormalizer } from '../../lib/dialects/normalizer.js';
 import { decodeAll } from '../../lib/pipeline/events-stage.js';
 import { chain, runStage } from '../../lib/stage.js';

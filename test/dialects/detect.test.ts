@@ -7,6 +7,9 @@
  * grok models, Gemini keys…), so precedence between look-alikes is pinned
  * too, not only the shapes real streams have.
  *
+ * Also the registry's derived facts (names, families, catch-alls, what doctor
+ * reads off the definitions).
+ *
  * Re-record (only for a deliberate change of detection):
  * `WIREFOLD_RECORD_DETECT=1 npx tap test/dialects/detect.test.ts` prints the tables.
  */
@@ -18,6 +21,9 @@ import type { Json, JsonObject, ProviderEvent } from '../../lib/events.js';
 import { createDecoder } from '../../lib/dialects/decoder.js';
 import { createAutoFramer } from '../../lib/framing/detect.js';
 import { chain } from '../../lib/stage.js';
+import { createNormalizer } from '../../lib/dialects/normalizer.js';
+import { DIALECTS, dialects, isCatchAll, isDialectName } from '../../lib/dialects/registry.js';
+import type { DialectContext, DialectDefinition } from '../../lib/dialects/types.js';
 import { corpusFiles, repoRoot } from '../helpers/corpus.js';
 
 const RECORD = process.env['WIREFOLD_RECORD_DETECT'] === '1';
@@ -492,4 +498,47 @@ t.test('the hand-picked cases of the old detectDialect test still hold', async (
     [{ event_type: 'interaction.start' }, 'gemini-interactions'],
   ];
   for (const [payload, want] of cases) t.equal(detectDialect(payload), want, JSON.stringify(payload));
+});
+
+t.test('the registry: one list, names, families and the facts doctor reads', async (t) => {
+  t.same(
+    DIALECTS.map((d) => d.name),
+    dialectNames,
+    'dialectNames is the list, in detection order',
+  );
+  t.equal(new Set(dialectNames).size, dialectNames.length, 'no name twice');
+  for (const d of DIALECTS) t.equal(dialects[d.name], d, `${d.name}: the lookup gives its definition`);
+  t.ok(isDialectName('gemini'));
+  t.notOk(isDialectName('toString'), 'only own names');
+  t.throws(() => createNormalizer({ dialect: 'toString' as never }), { name: 'OptionError' }, 'nor as the dialect option');
+  // The FAMILY table the normalizer held before the definitions did.
+  t.same(Object.fromEntries(DIALECTS.map((d) => [d.name, d.family])), {
+    'openai-chat': 'chat',
+    'xai-chat': 'chat',
+    'openai-responses': 'responses',
+    'xai-responses': 'responses',
+    'anthropic-messages': 'messages',
+    'xai-messages': 'messages',
+    gemini: 'gemini',
+    'gemini-interactions': 'interactions',
+    'gemini-live': 'live',
+    'openai-realtime': 'realtime',
+    'xai-realtime': 'realtime',
+  });
+  // Within a family, only a dialect told by positive evidence moves a mixed log: never to the catch-all.
+  t.same(dialectNames.filter(isCatchAll).sort(), ['anthropic-messages', 'gemini', 'gemini-interactions', 'gemini-live', 'openai-chat', 'openai-realtime', 'openai-responses']);
+  // doctor's tables, now on the definitions
+  t.same(dialectNames.filter((n) => dialects[n].doneSentinel === true).sort(), ['openai-chat', 'xai-chat'], 'ended by [DONE]');
+  t.same(dialectNames.filter((n) => dialects[n].session === true).sort(), ['gemini-live', 'openai-realtime', 'xai-realtime'], 'WebSocket sessions');
+  t.same(dialectNames.filter((n) => dialects[n].readsClientMessages === true).sort(), ['gemini-live', 'openai-realtime', 'xai-realtime'], 'read client messages');
+});
+
+t.test("a definition's fast path and its handlers agree", async (t) => {
+  const ctx: DialectContext = { emit() {}, at: undefined, frame: 0, takeText: () => false };
+  for (const d of DIALECTS) {
+    const h = d.createResponse(ctx);
+    const fast = (d as DialectDefinition).fast;
+    t.equal(fast !== undefined, h.learnTemplate !== undefined, `${d.name}: learnTemplate`);
+    t.equal(fast !== undefined, h.onTemplate !== undefined, `${d.name}: onTemplate`);
+  }
 });

@@ -24,7 +24,7 @@ const BAD: [string, Options, RegExp][] = [
   ['positions', { positions: 1 }, /^option positions: expected a boolean, got 1$/],
   ['flushIncomplete', { flushIncomplete: 'false' }, /^option flushIncomplete: expected a boolean, got "false"$/],
   ['maxFrameBytes', { maxFrameBytes: 0 }, /^option maxFrameBytes: expected a positive integer, got 0$/],
-  ['dialect', { dialect: 'openai' }, /^option dialect: expected 'auto' or one of openai-chat, .*got "openai"$/],
+  ['dialect', { dialect: 'openai' }, /^option dialect: expected 'auto' or one of xai-chat, openai-chat, .*got "openai"$/],
 ];
 
 const input = Buffer.from('data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"a"}}]}\n\ndata: [DONE]\n\n');

@@ -6,9 +6,10 @@
  * bytes and the same expectations (`FixtureStats`), which every benchmark
  * method checks its output against.
  *
- * CLI (`npm run bench:generate -- --size 5MB --dialect openai-chat --shape single`):
- * writes `benchmarks/.fixtures/<dialect>.<shape>.<size>.<ext>` plus a
- * `.stats.json` sidecar. Also usable as a library: `generateChunks()` yields
+ * CLI (`npm run bench:generate -- --size 5MB --dialect openai-chat --shape single [--profile multilingual]`):
+ * writes `benchmarks/.fixtures/<dialect>.<shape>[.<profile>].<size>.<ext>` plus a
+ * `.stats.json` sidecar. Two text profiles (`FIXTURE_PROFILES`): English
+ * words (the default) and multilingual prose with long deltas. Also usable as a library: `generateChunks()` yields
  * Buffers without holding the fixture (the 1 GB memory run), `fixtureReadable()`
  * wraps that in a Readable.
  */
@@ -29,6 +30,19 @@ export const FIXTURE_DIALECTS = [
 export type FixtureDialect = (typeof FIXTURE_DIALECTS)[number];
 export const FIXTURE_SHAPES = ['single', 'log'] as const;
 export type FixtureShape = (typeof FIXTURE_SHAPES)[number];
+/**
+ * What the visible text is made of (the wire shapes are the same):
+ * - `english`: English words with ~4 % non-ASCII tokens (accents, CJK,
+ *   Cyrillic, two emoji), deltas of a few tokens (Gemini: a sentence).
+ * - `multilingual`: mostly non-ASCII prose (accented Latin, Vietnamese partly
+ *   in combining marks, CJK, Hangul, Cyrillic, Greek, Arabic, Hebrew,
+ *   Devanagari, Thai; emoji with ZWJ sequences, skin tones, flags, keycaps;
+ *   other astral characters), cut into deltas at code points (so grapheme
+ *   clusters are split as tokenizers split them) of the usual short sizes and,
+ *   some of the time, hundreds of characters.
+ */
+export const FIXTURE_PROFILES = ['english', 'multilingual'] as const;
+export type FixtureProfile = (typeof FIXTURE_PROFILES)[number];
 
 export interface GenerateOptions {
   dialect: FixtureDialect;
@@ -37,12 +51,16 @@ export interface GenerateOptions {
   size: number;
   /** @defaultValue 1 */
   seed?: number;
+  /** @defaultValue 'english' */
+  profile?: FixtureProfile;
 }
 
 /** What a correct parser must find in a fixture. */
 export interface FixtureStats {
   dialect: FixtureDialect;
   shape: FixtureShape;
+  /** Absent in sidecars written before profiles existed: `english` (see {@link profileOf}). */
+  profile?: FixtureProfile;
   seed: number;
   /** Exact byte length. */
   bytes: number;
@@ -65,6 +83,11 @@ export interface FixtureStats {
   toolArgChars: number;
   /** Visible text length of the first response (the whole text for a single-response fixture). */
   firstResponseTextChars: number;
+}
+
+/** A fixture's text profile (`english` for stats written before profiles existed). */
+export function profileOf(stats: Pick<FixtureStats, 'profile'>): FixtureProfile {
+  return stats.profile ?? 'english';
 }
 
 /** How wirefold is told to read a fixture. */
@@ -150,6 +173,163 @@ function prose(rng: Rng, minTokens: number, maxTokens: number): string {
   return s;
 }
 
+// ---------------------------------------------------------------------------
+// Multilingual text (the `multilingual` profile)
+
+interface Language {
+  words: readonly string[];
+  /** Words are joined without spaces (CJK, Thai). */
+  noSpaces?: boolean;
+  /** Sentence ends. */
+  ends: readonly string[];
+  /** Inside a sentence, now and then. */
+  comma: string;
+  /** Quotation marks around a word. */
+  quotes: readonly [string, string];
+  weight: number;
+  /** Share of sentences written decomposed (NFD: base letters + combining marks). */
+  nfd?: number;
+}
+
+const LANGUAGES: readonly Language[] = [
+  { weight: 8, words: ['déjà', 'élève', 'où', 'façon', 'crème', 'être', 'français', 'garçon', 'naïveté', 'cœur', 'Noël', 'très', 'hôpital', 'forêt', 'château', 'réponse', 'données', 'flux', 'lecture', 'à', 'le', 'la', 'et', 'ça', 'après', 'été', 'reçu', 'dernière', 'modèle', 'fenêtre'], ends: ['.', ' !', ' ?', '…'], comma: ',', quotes: ['« ', ' »'], nfd: 0.1 },
+  { weight: 6, words: ['Größe', 'Straße', 'über', 'Mädchen', 'schön', 'Grüße', 'Bären', 'fließend', 'Äpfel', 'Übersetzung', 'Datenstrom', 'und', 'die', 'der', 'müssen', 'Lösung', 'während', 'größer', 'Antwort', 'natürlich', 'Öl', 'heiß'], ends: ['.', '!', '?'], comma: ',', quotes: ['„', '“'] },
+  { weight: 6, words: ['niño', 'año', 'señal', 'corazón', 'mañana', 'canción', 'está', 'respuesta', 'también', 'información', 'pequeño', 'el', 'la', 'de', 'según', 'Perú', 'acción', 'últimos', 'después', 'pingüino'], ends: ['.', '.', '!'], comma: ',', quotes: ['«', '»'] },
+  { weight: 8, words: ['Tiếng', 'Việt', 'người', 'dữ', 'liệu', 'được', 'những', 'trả', 'lời', 'mô', 'hình', 'luồng', 'phản', 'hồi', 'của', 'và', 'Hà', 'Nội', 'thường', 'xuyên', 'đọc', 'nhanh', 'chóng', 'ở', 'đây', 'chữ', 'quốc', 'ngữ'], ends: ['.', '!', '?'], comma: ',', quotes: ['“', '”'], nfd: 0.5 },
+  { weight: 12, noSpaces: true, words: ['数据', '流', '解析器', '模型', '响应', '每个', '事件', '最终', '结果', '文本', '工具', '调用', '内存', '保持', '稳定', '我们', '可以', '读取', '字节', '中文', '处理', '速度', '北京', '上海', '的', '是', '了', '很'], ends: ['。', '！', '？'], comma: '，', quotes: ['“', '”'] },
+  { weight: 10, noSpaces: true, words: ['東京', 'で', 'は', 'ストリーム', 'を', '読み', '込みます', 'データ', 'の', '解析', 'が', '速い', 'です', 'ひらがな', 'カタカナ', '漢字', '今日', '天気', 'とても', 'ありがとう', '日本語', 'テキスト', 'ｶﾀｶﾅ'], ends: ['。', '！', '？'], comma: '、', quotes: ['「', '」'] },
+  { weight: 6, words: ['스트림', '파서', '데이터', '응답', '모델이', '텍스트를', '읽고', '결과를', '만듭니다', '한국어', '서울', '빠르게', '처리', '안녕하세요', '토큰', '메모리'], ends: ['.', '!', '?'], comma: ',', quotes: ['“', '”'] },
+  { weight: 10, words: ['поток', 'данные', 'обработка', 'ответ', 'модель', 'читает', 'байты', 'и', 'в', 'на', 'текст', 'результат', 'быстро', 'память', 'Москва', 'съешь', 'ещё', 'этих', 'мягких', 'французских', 'булок', 'їжак', 'європейський', 'ґанок', 'Київ', 'Ђорђе', 'Љубљана'], ends: ['.', '!', '?', '…'], comma: ',', quotes: ['«', '»'] },
+  { weight: 4, words: ['δεδομένα', 'ροή', 'απάντηση', 'μοντέλο', 'κείμενο', 'γρήγορα', 'μνήμη', 'Αθήνα', 'και', 'το', 'η', 'αποτέλεσμα', 'ΐ', 'ϋ'], ends: ['.', ';', '!'], comma: ',', quotes: ['«', '»'] },
+  { weight: 7, words: ['البيانات', 'مرحبا', 'النموذج', 'الاستجابة', 'نص', 'في', 'من', 'على', 'سريع', 'الذاكرة', 'اللغة', 'العربية', 'كل', 'حدث', 'النتيجة', 'النهائية', 'القاهرة', 'شُكْرًا', 'مَرْحَبًا'], ends: ['.', '؟', '!'], comma: '،', quotes: ['«', '»'] },
+  { weight: 5, words: ['שלום', 'נתונים', 'מודל', 'תשובה', 'טקסט', 'של', 'זרם', 'מהיר', 'זיכרון', 'עברית', 'ירושלים', 'כל', 'אירוע', 'תוצאה', 'שָׁלוֹם'], ends: ['.', '!', '?'], comma: ',', quotes: ['“', '”'] },
+  { weight: 5, words: ['नमस्ते', 'डेटा', 'मॉडल', 'जवाब', 'पाठ', 'हिन्दी', 'धारा', 'तेज़', 'स्मृति', 'परिणाम', 'और', 'का', 'में', 'दिल्ली', 'क्षत्रिय'], ends: ['।', '?', '!'], comma: ',', quotes: ['“', '”'] },
+  { weight: 3, noSpaces: true, words: ['ภาษาไทย', 'ข้อมูล', 'สตรีม', 'โมเดล', 'คำตอบ', 'ข้อความ', 'รวดเร็ว', 'กรุงเทพฯ', 'ที่', 'และ', 'น้ำ'], ends: [' ', '!'], comma: ' ', quotes: ['“', '”'] },
+  { weight: 5, words: WORDS, ends: ['.', '!', '?', ':'], comma: ',', quotes: ['"', '"'] },
+];
+const LANGUAGE_WEIGHT = LANGUAGES.reduce((a, l) => a + l.weight, 0);
+
+/** Emoji and other astral-plane characters (surrogate pairs in UTF-16), with what makes each hard. */
+const EMOJI = [
+  '\u{1F642}', '\u{1F680}', '\u{1F389}', '\u{1F525}', '\u{1F916}', '\u{1F4E6}', '\u{1F9EA}', '\u{1F30D}', '\u{1F4A1}', '\u{1F600}', // single astral code points
+  '\u2728', '\u2764\uFE0F', '\u2705', '\u26A0\uFE0F', // BMP, with and without VS16
+  '\u{1F469}\u200D\u{1F4BB}', // woman technologist (ZWJ)
+  '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}', // family: four people, three ZWJs
+  '\u{1F3F3}\uFE0F\u200D\u{1F308}', // rainbow flag (VS16 + ZWJ)
+  '\u{1F9D1}\u200D\u{1F680}', // astronaut
+  '\u{1F43B}\u200D\u2744\uFE0F', // polar bear
+  '\u{1F44D}\u{1F3FD}', '\u{1F44B}\u{1F3FF}', '\u{1F64C}\u{1F3FB}', // skin-tone modifiers
+  '\u{1F9D1}\u{1F3FE}\u200D\u{1F4BB}', // skin tone + ZWJ
+  '\u{1F1EB}\u{1F1F7}', '\u{1F1EF}\u{1F1F5}', '\u{1F1FA}\u{1F1E6}', '\u{1F1E7}\u{1F1F7}', '\u{1F1E9}\u{1F1EA}', '\u{1F1FB}\u{1F1F3}', // flags (regional indicator pairs)
+  '1\uFE0F\u20E3', '2\uFE0F\u20E3', '#\uFE0F\u20E3', // keycaps
+];
+const ASTRAL_OTHER = ['\u{1D518}\u{1D52B}\u{1D526}\u{1D520}\u{1D52C}\u{1D521}\u{1D522}', '\u{2000B}', '\u{1D11E}', '\u{10348}', '\u{1F100}'];
+const SYMBOLS = ['—', '–', '…', '→', '≥', '≤', '€', '°C', '±', '×', '½', '™', '§', '¶', '•', '✓'];
+/**
+ * `<` and `>` in text: Gemini's generateContent serialiser writes them as
+ * `\u003c` / `\u003e` (see `htmlSafe`); the other dialects send them raw.
+ */
+const MARKUP = [' `a < b`', ' <br>', ' x > 0', ' <b>', '</b>', ' `Vec<u8>`', ' ->', ' <=>'];
+
+/**
+ * An endless stream of multilingual prose, handed out in deltas cut at code
+ * points (never inside a surrogate pair: raw UTF-8 cannot split a code point;
+ * grapheme clusters, combining marks after their base and ZWJ sequences are
+ * split as tokenizers split them).
+ */
+class MultilingualText {
+  private buf = '';
+  private pos = 0;
+  constructor(private readonly rng: Rng) {}
+
+  private language(): Language {
+    let r = this.rng.next() * LANGUAGE_WEIGHT;
+    for (const l of LANGUAGES) {
+      r -= l.weight;
+      if (r < 0) return l;
+    }
+    return LANGUAGES[LANGUAGES.length - 1]!;
+  }
+
+  private sentence(): string {
+    const rng = this.rng;
+    const lang = this.language();
+    const n = rng.int(4, 16);
+    let s = '';
+    for (let i = 0; i < n; i++) {
+      let w = rng.pick(lang.words);
+      const r = rng.next();
+      if (r < 0.05) w = lang.quotes[0] + w + lang.quotes[1];
+      else if (r < 0.07) w = '**' + w + '**';
+      else if (r < 0.1) w += lang.comma;
+      if (i > 0 && lang.noSpaces !== true) s += ' ';
+      s += w;
+      const e = rng.next();
+      if (e < 0.04) s += ' ' + rng.pick(EMOJI);
+      else if (e < 0.05) s += ' ' + rng.pick(SYMBOLS) + ' ';
+      else if (e < 0.055) s += ' ' + rng.pick(ASTRAL_OTHER);
+      else if (e < 0.06) s += rng.pick(MARKUP);
+      else if (e < 0.062) s += ' \\' + rng.pick(WORDS);
+    }
+    s += rng.pick(lang.ends);
+    if (rng.chance(0.25)) s += ' ' + rng.pick(EMOJI);
+    if (lang.nfd !== undefined && rng.chance(lang.nfd)) s = s.normalize('NFD');
+    return s;
+  }
+
+  private refill(units: number): void {
+    if (this.pos > 0) {
+      this.buf = this.buf.slice(this.pos);
+      this.pos = 0;
+    }
+    while (this.buf.length < units) {
+      const r = this.rng.next();
+      if (r < 0.1) this.buf += '\n\n';
+      else if (r < 0.14) this.buf += '\n- ' + this.rng.pick(EMOJI) + ' ';
+      else if (this.buf.length > 0 && !this.buf.endsWith('\n') && !this.buf.endsWith(' ')) this.buf += ' ';
+      this.buf += this.sentence();
+    }
+  }
+
+  /** The next `codePoints` code points. */
+  take(codePoints: number): string {
+    if (this.buf.length - this.pos < 2 * codePoints + 1) this.refill(2 * codePoints + 1024);
+    const start = this.pos;
+    let p = start;
+    for (let i = 0; i < codePoints; i++) {
+      const c = this.buf.charCodeAt(p);
+      p += c >= 0xd800 && c < 0xdc00 ? 2 : 1;
+    }
+    this.pos = p;
+    return this.buf.slice(start, p);
+  }
+}
+
+/**
+ * Delta lengths in code points for the multilingual profile: the usual short
+ * ones (OpenAI and xAI a token, Anthropic a few, Gemini sentences) and, some
+ * of the time, long ones of hundreds of characters.
+ */
+function multilingualDeltaLength(rng: Rng, dialect: FixtureDialect): number {
+  switch (dialect) {
+    case 'openai-chat':
+    case 'openai-responses':
+    case 'xai-chat':
+      return rng.chance(0.06) ? rng.int(100, 700) : rng.int(1, 6);
+    case 'anthropic-messages':
+      return rng.chance(0.12) ? rng.int(150, 900) : rng.int(1, 40);
+    case 'gemini-sse':
+    case 'gemini-json-array':
+    case 'gemini-interactions':
+      return rng.chance(0.25) ? rng.int(300, 2000) : rng.int(20, 300);
+  }
+}
+
+/** Gemini's generateContent JSON (SSE and array alike) escapes `<` and `>` (seen in the corpus captures: `\u003c/style\u003e`); Interactions does not. */
+function htmlSafe(json: string): string {
+  return json.includes('<') || json.includes('>') ? json.replace(/[<>]/g, (c) => (c === '<' ? '\\u003c' : '\\u003e')) : json;
+}
+
 const TOOL_NAMES = ['get_weather', 'search_documents', 'run_query', 'create_ticket', 'lookup_order'];
 
 /** Argument JSON text of a tool call (ASCII and BMP only, so fragments never split a surrogate pair). */
@@ -229,6 +409,8 @@ interface WriterContext {
   n: number;
   /** JSON-array framing state for gemini-json-array. */
   arrayOpen: { value: boolean };
+  /** What a piece of text weighs on the wire, roughly (to size single responses). */
+  weigh: (text: string) => number;
 }
 
 function createWriter(dialect: FixtureDialect, ctx: WriterContext): Writer {
@@ -346,7 +528,7 @@ function openaiChatWriter({ rng, sink, n }: WriterContext, xai: boolean): Writer
 }
 
 /** OpenAI Responses: `event:` lines, sequence_number, `*.done` events repeating the whole text, response.completed with output and usage. */
-function openaiResponsesWriter({ rng, sink, n }: WriterContext): Writer {
+function openaiResponsesWriter({ rng, sink, n, weigh }: WriterContext): Writer {
   const respId = `resp_${rng.str(50, '0123456789abcdef')}`;
   const createdAt = 1778037177 + n;
   let seq = 0;
@@ -428,7 +610,7 @@ function openaiResponsesWriter({ rng, sink, n }: WriterContext): Writer {
     },
     textDelta(text) {
       textParts.push(text);
-      textLen += text.length;
+      textLen += weigh(text);
       ev('response.output_text.delta', { content_index: 0, delta: text, item_id: textItemId, logprobs: [], obfuscation: rng.str(rng.int(2, 14)), output_index: textIndex });
     },
     textClose() {
@@ -579,12 +761,12 @@ function geminiWriter({ rng, sink, arrayOpen }: WriterContext, array: boolean): 
     const obj = { candidates: [candidate], usageMetadata: usageMetadata(), modelVersion: 'gemini-3-flash-preview', responseId };
     sink.frames++;
     if (array) {
-      const text = JSON.stringify(obj, null, 2);
+      const text = htmlSafe(JSON.stringify(obj, null, 2));
       if (!arrayOpen.value) {
         arrayOpen.value = true;
         sink.out.push('[' + text);
       } else sink.out.push('\n,\r\n' + text);
-    } else sink.out.push(`data: ${JSON.stringify(obj)}\r\n\r\n`);
+    } else sink.out.push(`data: ${htmlSafe(JSON.stringify(obj))}\r\n\r\n`);
   }
   return {
     start() {},
@@ -711,16 +893,30 @@ function fragmentsArgs(dialect: FixtureDialect): boolean {
   return dialect === 'openai-chat' || dialect === 'openai-responses' || dialect === 'anthropic-messages' || dialect === 'gemini-interactions';
 }
 
+/** Told every text and reasoning delta the generator writes (tests compare them with what a reader finds). */
+export interface TextRecorder {
+  /** `response` counts from 1. */
+  text(response: number, delta: string): void;
+  reasoning(response: number, delta: string): void;
+}
+
 /**
  * Yields the fixture as wire strings (one or a few events each) and fills
  * `stats` as it goes; `stats.bytes` is exact once the generator is done.
  */
-export function* generatePieces(options: GenerateOptions, stats: FixtureStats = emptyStats(options)): Generator<string, FixtureStats> {
+export function* generatePieces(options: GenerateOptions, stats: FixtureStats = emptyStats(options), recorder?: TextRecorder): Generator<string, FixtureStats> {
   const { dialect, shape, size } = options;
-  const rng = new Rng(((options.seed ?? 1) * 2654435761) ^ hashString(`${dialect}/${shape}`));
+  const profile = options.profile ?? 'english';
+  // (the english profile keeps the seed it had before profiles existed: same bytes)
+  const rng = new Rng(((options.seed ?? 1) * 2654435761) ^ hashString(profile === 'english' ? `${dialect}/${shape}` : `${dialect}/${shape}/${profile}`));
   const sink: Sink = { out: [], frames: 0 };
   const arrayOpen = { value: false };
   const [minTok, maxTok] = deltaTokens(dialect);
+  const multilingual = profile === 'multilingual' ? new MultilingualText(rng) : null;
+  // (Responses' trailer repeats the text 4 times and adds 15 % for JSON escapes, which multilingual text has few of)
+  const weigh = multilingual === null ? (t: string): number => t.length : (t: string): number => Buffer.byteLength(t) / 1.12;
+  /** One delta of visible text or reasoning. */
+  const delta = (): string => (multilingual === null ? prose(rng, minTok, maxTok) : multilingual.take(multilingualDeltaLength(rng, dialect)));
   let bytes = 0;
   let responseNo = 0;
 
@@ -748,16 +944,18 @@ export function* generatePieces(options: GenerateOptions, stats: FixtureStats = 
   function reasoningDeltas(count: number): string[] {
     const out: string[] = [];
     for (let i = 0; i < count; i++) {
-      const d = i === 0 ? '**' + rng.pick(WORDS) + '**' : prose(rng, minTok, maxTok);
+      const d = i === 0 ? '**' + (multilingual === null ? rng.pick(WORDS) : multilingual.take(rng.int(2, 12))) + '**' : delta();
       out.push(d);
       stats.reasoningDeltas++;
       stats.reasoningChars += d.length;
+      recorder?.reasoning(responseNo, d);
     }
     return out;
   }
 
   function nextText(): string {
-    const t = prose(rng, minTok, maxTok);
+    const t = delta();
+    recorder?.text(responseNo, t);
     stats.textDeltas++;
     stats.textChars += t.length;
     if (responseNo === 1) stats.firstResponseTextChars += t.length;
@@ -768,12 +966,12 @@ export function* generatePieces(options: GenerateOptions, stats: FixtureStats = 
 
   if (shape === 'single') {
     responseNo = 1;
-    const w = createWriter(dialect, { rng, sink, n: 0, arrayOpen });
+    const w = createWriter(dialect, { rng, sink, n: 0, arrayOpen, weigh });
     const before = { ...stats };
     const tools = [makeTool(Math.max(100, Math.min(2000, Math.floor(size / 1000)))), makeTool(Math.max(60, Math.min(200, Math.floor(size / 10000))))];
     // what the tool calls will weigh on the wire: render them once with a throwaway writer
     const scratch: Sink = { out: [], frames: 0 };
-    const probe = createWriter(dialect, { rng: new Rng(0), sink: scratch, n: 0, arrayOpen: { value: true } });
+    const probe = createWriter(dialect, { rng: new Rng(0), sink: scratch, n: 0, arrayOpen: { value: true }, weigh });
     for (const t of tools) probe.tool(t);
     const toolBytes = scratch.out.reduce((a, s) => a + Buffer.byteLength(s), 0);
     w.start();
@@ -795,12 +993,13 @@ export function* generatePieces(options: GenerateOptions, stats: FixtureStats = 
   } else {
     while (bytes < size) {
       responseNo++;
-      const w = createWriter(dialect, { rng, sink, n: responseNo, arrayOpen });
+      const w = createWriter(dialect, { rng, sink, n: responseNo, arrayOpen, weigh });
       const r = rng.next();
       const withText = r < 0.85;
       const toolCount = r < 0.6 ? 0 : rng.int(1, 3);
       const textDeltas = rng.chance(0.2) ? rng.int(300, 3000) : rng.int(5, 300);
-      const scaled = Math.max(1, Math.round(textDeltas / (maxTok / 2)));
+      // (multilingual deltas are about 3 times as long on average: a third as many keeps the responses' sizes alike)
+      const scaled = Math.max(1, Math.round(textDeltas / (maxTok / 2) / (multilingual === null ? 1 : 3)));
       const before = { ...stats };
       w.start();
       if (hasReasoning && rng.chance(0.3)) w.reasoning(reasoningDeltas(rng.int(3, 120)));
@@ -836,6 +1035,7 @@ export function emptyStats(options: GenerateOptions): FixtureStats {
   return {
     dialect: options.dialect,
     shape: options.shape,
+    profile: options.profile ?? 'english',
     seed: options.seed ?? 1,
     bytes: 0,
     responses: 0,
@@ -926,10 +1126,10 @@ export function fixtureReadable(options: GenerateOptions, chunkSize = 64 * 1024,
 }
 
 /** The whole fixture in memory (tests, small sizes). */
-export function generateToBuffer(options: GenerateOptions): { data: Buffer; stats: FixtureStats } {
+export function generateToBuffer(options: GenerateOptions, recorder?: TextRecorder): { data: Buffer; stats: FixtureStats } {
   const stats = emptyStats(options);
   const parts: string[] = [];
-  for (const s of generatePieces(options, stats)) parts.push(s);
+  for (const s of generatePieces(options, stats, recorder)) parts.push(s);
   return { data: Buffer.from(parts.join(''), 'utf8'), stats };
 }
 
@@ -939,8 +1139,8 @@ export function generateToBuffer(options: GenerateOptions): { data: Buffer; stat
 export const benchmarksDir = dirname(fileURLToPath(import.meta.url));
 export const defaultFixtureDir = join(benchmarksDir, '.fixtures');
 
-export function fixtureName(dialect: FixtureDialect, shape: FixtureShape, size: number, seed = 1): string {
-  return `${dialect}.${shape}.${formatSize(size)}${seed === 1 ? '' : `.seed${seed}`}.${fixtureExtension(dialect)}`;
+export function fixtureName(dialect: FixtureDialect, shape: FixtureShape, size: number, seed = 1, profile: FixtureProfile = 'english'): string {
+  return `${dialect}.${shape}${profile === 'english' ? '' : `.${profile}`}.${formatSize(size)}${seed === 1 ? '' : `.seed${seed}`}.${fixtureExtension(dialect)}`;
 }
 
 export interface FixtureFile {
@@ -952,7 +1152,7 @@ export interface FixtureFile {
 /** Writes one fixture (and its `.stats.json`) unless it is already there. */
 export function writeFixture(options: GenerateOptions, dir = defaultFixtureDir, force = false): FixtureFile {
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, fixtureName(options.dialect, options.shape, options.size, options.seed ?? 1));
+  const path = join(dir, fixtureName(options.dialect, options.shape, options.size, options.seed ?? 1, options.profile ?? 'english'));
   const statsPath = path + '.stats.json';
   if (!force && existsSync(path) && existsSync(statsPath)) {
     return { path, statsPath, stats: JSON.parse(readFileSync(statsPath, 'utf8')) as FixtureStats };
@@ -1013,8 +1213,8 @@ function listArg(args: string[], name: string): string[] | undefined {
 function main(argv: string[]): void {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(
-      'usage: tsx benchmarks/generate.ts [--size 50MB] [--seed 1] [--dialect a,b] [--shape single,log] [--out dir] [--force]\n' +
-        `dialects: ${FIXTURE_DIALECTS.join(', ')}\n`,
+      'usage: tsx benchmarks/generate.ts [--size 50MB] [--seed 1] [--dialect a,b] [--shape single,log] [--profile english,multilingual] [--out dir] [--force]\n' +
+        `dialects: ${FIXTURE_DIALECTS.join(', ')}\nprofiles: ${FIXTURE_PROFILES.join(', ')} (default: english)\n`,
     );
     return;
   }
@@ -1022,18 +1222,22 @@ function main(argv: string[]): void {
   const seed = Number(listArg(argv, '--seed')?.[0] ?? '1');
   const dialects = (listArg(argv, '--dialect') ?? [...FIXTURE_DIALECTS]) as FixtureDialect[];
   const shapes = (listArg(argv, '--shape') ?? [...FIXTURE_SHAPES]) as FixtureShape[];
+  const profiles = (listArg(argv, '--profile') ?? ['english']) as FixtureProfile[];
   const dir = resolve(listArg(argv, '--out')?.[0] ?? defaultFixtureDir);
   const force = argv.includes('--force');
   for (const d of dialects) if (!FIXTURE_DIALECTS.includes(d)) throw new Error(`unknown dialect ${d}`);
   for (const s of shapes) if (!FIXTURE_SHAPES.includes(s)) throw new Error(`unknown shape ${s}`);
-  for (const dialect of dialects) {
-    for (const shape of shapes) {
-      const t0 = performance.now();
-      const f = writeFixture({ dialect, shape, size, seed }, dir, force);
-      const ms = performance.now() - t0;
-      process.stdout.write(
-        `${f.path}: ${(f.stats.bytes / 2 ** 20).toFixed(1)} MiB, ${f.stats.responses} responses, ${f.stats.frames} frames, ${f.stats.textDeltas} text deltas, ${f.stats.toolCalls} tool calls (${ms.toFixed(0)} ms)\n`,
-      );
+  for (const p of profiles) if (!FIXTURE_PROFILES.includes(p)) throw new Error(`unknown profile ${p}`);
+  for (const profile of profiles) {
+    for (const dialect of dialects) {
+      for (const shape of shapes) {
+        const t0 = performance.now();
+        const f = writeFixture({ dialect, shape, size, seed, profile }, dir, force);
+        const ms = performance.now() - t0;
+        process.stdout.write(
+          `${f.path}: ${(f.stats.bytes / 2 ** 20).toFixed(1)} MiB, ${f.stats.responses} responses, ${f.stats.frames} frames, ${f.stats.textDeltas} text deltas, ${f.stats.toolCalls} tool calls (${ms.toFixed(0)} ms)\n`,
+        );
+      }
     }
   }
 }

@@ -2,7 +2,7 @@
 import { cpus } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import type { FixtureDialect } from './generate.js';
+import { profileOf, type FixtureDialect, type FixtureProfile, type FixtureStats } from './generate.js';
 import type { RunRecord, WorkerOutput } from './worker.js';
 
 export interface MachineInfo {
@@ -80,9 +80,15 @@ function cell(rec: RunRecord | undefined, floor: RunRecord | undefined, withRati
   return `${fmt(rec.mbps, rec.mbps < 10 ? 1 : 0)}${withRatio && rec.method !== floor?.method ? ratio : ''}`;
 }
 
+/** A fixture's name in the tables: dialect, shape and, unless English, the text profile. */
+export function fixtureLabel(stats: FixtureStats): string {
+  const profile = profileOf(stats);
+  return `${stats.dialect} ${stats.shape}${profile === 'english' ? '' : ` ${profile}`}`;
+}
+
 /** Dialects × methods, MB/s with the ratio to that fixture's floor. */
-export function summaryTable(outputs: WorkerOutput[], shape: 'single' | 'log', chunkSize: number): string {
-  const cols = DIALECT_ORDER.map((d) => outputs.find((o) => o.stats.dialect === d && o.stats.shape === shape)).filter((o): o is WorkerOutput => o !== undefined);
+export function summaryTable(outputs: WorkerOutput[], shape: 'single' | 'log', chunkSize: number, profile: FixtureProfile = 'english'): string {
+  const cols = DIALECT_ORDER.map((d) => outputs.find((o) => o.stats.dialect === d && o.stats.shape === shape && profileOf(o.stats) === profile)).filter((o): o is WorkerOutput => o !== undefined);
   if (cols.length === 0) return '';
   const lines: string[] = [];
   lines.push(`| method | ${cols.map((o) => DIALECT_TITLE[o.stats.dialect]).join(' | ')} |`);
@@ -123,7 +129,7 @@ export function targetChecks(outputs: WorkerOutput[], chunkSizes: number[]): Tar
   const checks: TargetCheck[] = [];
   for (const o of outputs) {
     for (const cs of chunkSizes) {
-      const name = `${o.stats.dialect} ${o.stats.shape}`;
+      const name = fixtureLabel(o.stats);
       const final = find(o, cs, ['wirefold-final']);
       const floor = floorOf(o, cs);
       if (final === undefined || final.error !== null) {
@@ -197,9 +203,9 @@ const SHORT: Record<string, string> = {
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** Grouped bars per dialect (single-response fixtures, one chunk size), log-scale MB/s axis. */
+/** Grouped bars per dialect (single-response fixtures of the English profile, one chunk size), log-scale MB/s axis. */
 export function svgChart(outputs: WorkerOutput[], chunkSize: number, title: string): string {
-  const cols = DIALECT_ORDER.map((d) => outputs.find((o) => o.stats.dialect === d && o.stats.shape === 'single')).filter((o): o is WorkerOutput => o !== undefined);
+  const cols = DIALECT_ORDER.map((d) => outputs.find((o) => o.stats.dialect === d && o.stats.shape === 'single' && profileOf(o.stats) === 'english')).filter((o): o is WorkerOutput => o !== undefined);
   const rows = ROWS.filter((r) => cols.some((o) => find(o, chunkSize, r.ids) !== undefined));
   const barW = 12;
   const gap = 26;

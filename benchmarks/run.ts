@@ -5,8 +5,16 @@
  *
  *   tsx benchmarks/run.ts [--size 8MB] [--slow-size 8MB] [--runs 5] [--warmup 1]
  *                         [--chunks 65536,1536] [--dialect a,b] [--shape single,log]
+ *                         [--profile english,multilingual] [--multilingual-slow]
  *                         [--methods a,b] [--seed 1] [--out FILE.md] [--svg FILE.svg] [--quick]
  *                         [--forced-gc]
+ *
+ * Text profiles (`--profile`, both by default): the English-words fixtures
+ * (single response and log), and single-response fixtures of multilingual
+ * text (mostly non-ASCII, emoji, long deltas; see generate.ts) in their own
+ * sections and targets. The multilingual workers leave out the slow peers
+ * (Vercel AI SDK, @google/genai: minutes per fixture at 8 MiB) unless
+ * `--multilingual-slow` is given.
  *
  * `--forced-gc`: a forced full GC (`gc()`) before every run, as earlier
  * versions of this benchmark did. V8 then discards most optimized code, so
@@ -25,15 +33,18 @@ import { fileURLToPath } from 'node:url';
 import {
   defaultFixtureDir,
   FIXTURE_DIALECTS,
+  FIXTURE_PROFILES,
   FIXTURE_SHAPES,
   formatSize,
   parseSize,
+  profileOf,
   writeFixture,
   type FixtureDialect,
   type FixtureFile,
+  type FixtureProfile,
   type FixtureShape,
 } from './generate.js';
-import { detailTable, DIALECT_ORDER, machineInfo, summaryTable, svgChart, targetChecks } from './report.js';
+import { detailTable, DIALECT_ORDER, fixtureLabel, machineInfo, summaryTable, svgChart, targetChecks } from './report.js';
 import type { WorkerOutput } from './worker.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -105,6 +116,9 @@ async function main(argv: string[]): Promise<void> {
   const dialects = (arg(argv, '--dialect')?.split(',') ?? [...FIXTURE_DIALECTS]) as FixtureDialect[];
   const shapes = (arg(argv, '--shape')?.split(',') ?? [...FIXTURE_SHAPES]) as FixtureShape[];
   const methods = arg(argv, '--methods');
+  const profiles = (arg(argv, '--profile')?.split(',') ?? [...FIXTURE_PROFILES]) as FixtureProfile[];
+  for (const p of profiles) if (!FIXTURE_PROFILES.includes(p)) throw new Error(`unknown profile ${p} (${FIXTURE_PROFILES.join(', ')})`);
+  const multilingualSlow = argv.includes('--multilingual-slow');
   const forcedGc = argv.includes('--forced-gc');
   const outMd = resolve(arg(argv, '--out') ?? (quick ? join(defaultFixtureDir, 'RESULTS.quick.md') : join(here, 'RESULTS.md')));
   const outSvg = resolve(arg(argv, '--svg') ?? (quick ? join(defaultFixtureDir, 'results.quick.svg') : join(here, 'results.svg')));
@@ -113,13 +127,16 @@ async function main(argv: string[]): Promise<void> {
   const load0 = loadavg()[0]!;
   const steal0 = stolenSeconds();
 
-  // 1. fixtures
-  const fixtures: { main: FixtureFile; slow: FixtureFile | null }[] = [];
-  for (const dialect of DIALECT_ORDER.filter((d) => dialects.includes(d))) {
-    for (const shape of shapes) {
-      const main = writeFixture({ dialect, shape, size, seed });
-      const slow = slowSize !== size && shape === 'single' ? writeFixture({ dialect, shape, size: slowSize, seed }) : null;
-      fixtures.push({ main, slow });
+  // 1. fixtures (English words: every shape; multilingual text: single responses)
+  const fixtures: { main: FixtureFile; slow: FixtureFile | null; profile: FixtureProfile }[] = [];
+  for (const profile of FIXTURE_PROFILES.filter((p) => profiles.includes(p))) {
+    for (const dialect of DIALECT_ORDER.filter((d) => dialects.includes(d))) {
+      for (const shape of shapes) {
+        if (profile === 'multilingual' && shape !== 'single') continue;
+        const main = writeFixture({ dialect, shape, size, seed, profile });
+        const slow = slowSize !== size && shape === 'single' && (profile === 'english' || multilingualSlow) ? writeFixture({ dialect, shape, size: slowSize, seed, profile }) : null;
+        fixtures.push({ main, slow, profile });
+      }
     }
   }
   process.stderr.write(`fixtures ready (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
@@ -128,12 +145,13 @@ async function main(argv: string[]): Promise<void> {
   const outputs: WorkerOutput[] = [];
   const tmpDir = join(defaultFixtureDir, 'results');
   mkdirSync(tmpDir, { recursive: true });
-  for (const { main, slow } of fixtures) {
-    const out = join(tmpDir, `${main.stats.dialect}.${main.stats.shape}.json`);
+  for (const { main, slow, profile } of fixtures) {
+    const out = join(tmpDir, `${main.stats.dialect}.${main.stats.shape}${profile === 'english' ? '' : `.${profile}`}.json`);
     process.stderr.write(`\n${relative(repoRoot, main.path)} (${(main.stats.bytes / 2 ** 20).toFixed(1)} MiB, ${main.stats.frames} wire events)\n`);
     const args = ['--fixture', main.path, '--out', out, '--runs', String(runs), '--max-runs', String(maxRuns), '--min-timed-ms', String(MIN_TIMED_MS), '--warmup', String(warmup), '--chunks', chunks.join(',')];
     if (slow !== null) args.push('--slow-fixture', slow.path);
     if (methods !== undefined) args.push('--methods', methods);
+    if (profile === 'multilingual' && !multilingualSlow) args.push('--no-slow');
     if (forcedGc) args.push('--forced-gc');
     try {
       await runWorker(args);
@@ -148,6 +166,7 @@ async function main(argv: string[]): Promise<void> {
   const info = machineInfo(command);
   const existing = existsSync(outMd) ? readFileSync(outMd, 'utf8') : '';
   const singles = outputs.filter((o) => o.stats.shape === 'single');
+  const multilingual = singles.filter((o) => profileOf(o.stats) === 'multilingual');
   const logs = outputs.filter((o) => o.stats.shape === 'log');
   const checks = targetChecks(singles, chunks);
   const chunkName = (c: number): string => (c % 1024 === 0 ? `${c / 1024} KiB` : `${(c / 1024).toFixed(1)} KiB`);
@@ -182,6 +201,18 @@ async function main(argv: string[]): Promise<void> {
     md.push(summaryTable(singles, 'single', cs));
     md.push('');
   }
+  if (multilingual.length > 0) {
+    for (const cs of chunks) {
+      md.push(`## Single long response, multilingual text, ${chunkName(cs)} chunks`);
+      md.push('');
+      md.push(
+        `The same wire shapes, with text that is mostly non-ASCII (accented Latin, Vietnamese partly in combining marks, CJK, Hangul, Cyrillic, Greek, Arabic, Hebrew, Devanagari, Thai; emoji with ZWJ sequences, skin tones, flags; other astral characters; Gemini's \`\\u003c\`/\`\\u003e\` escapes) cut at code points into short deltas and, some of the time, deltas of hundreds of characters (generate.ts, profile \`multilingual\`: about 55 % of the text's code points and 75 % of its UTF-8 bytes are non-ASCII; the fixtures table below has the delta counts).${multilingualSlow ? '' : ' The slow peers (Vercel AI SDK, @google/genai) are not run on these (`--multilingual-slow` runs them).'}`,
+      );
+      md.push('');
+      md.push(summaryTable(multilingual, 'single', cs, 'multilingual'));
+      md.push('');
+    }
+  }
   if (logs.length > 0) {
     for (const cs of chunks) {
       md.push(`## Log of many responses back to back, ${chunkName(cs)} chunks`);
@@ -215,7 +246,7 @@ async function main(argv: string[]): Promise<void> {
   for (const o of outputs) {
     for (const s of [o.stats, ...(o.slowStats === null ? [] : [o.slowStats])]) {
       md.push(
-        `| ${s.dialect} ${s.shape}${s === o.slowStats ? ' (slow peers)' : ''} | ${s.bytes.toLocaleString('en-US')} | ${s.frames.toLocaleString('en-US')} | ${s.responses} | ${s.textDeltas.toLocaleString('en-US')} | ${s.textChars.toLocaleString('en-US')} | ${s.reasoningDeltas.toLocaleString('en-US')} | ${s.toolCalls} | ${s.toolArgDeltas.toLocaleString('en-US')} |`,
+        `| ${fixtureLabel(s)}${s === o.slowStats ? ' (slow peers)' : ''} | ${s.bytes.toLocaleString('en-US')} | ${s.frames.toLocaleString('en-US')} | ${s.responses} | ${s.textDeltas.toLocaleString('en-US')} | ${s.textChars.toLocaleString('en-US')} | ${s.reasoningDeltas.toLocaleString('en-US')} | ${s.toolCalls} | ${s.toolArgDeltas.toLocaleString('en-US')} |`,
       );
     }
   }
@@ -225,7 +256,7 @@ async function main(argv: string[]): Promise<void> {
   md.push(`Peak RSS Δ: median over runs of the highest RSS sampled (every 64 KiB of input) above the RSS at the start of the run (${forcedGc ? 'after a forced GC' : 'no forced GC: garbage of the previous run may still be held, so these are rough; \`npm run bench:memory\` measures memory properly'}). The whole fixture is held in memory by the worker and is not counted.`);
   md.push('');
   for (const o of outputs) {
-    md.push(`<details><summary>${o.stats.dialect} ${o.stats.shape} — worker ${o.wallSeconds.toFixed(0)} s, max RSS ${o.maxRssMiB.toFixed(0)} MiB, load ${(o.loadAvg ?? [NaN, NaN]).map((x) => x.toFixed(1)).join(' → ')}</summary>`);
+    md.push(`<details><summary>${fixtureLabel(o.stats)} — worker ${o.wallSeconds.toFixed(0)} s, max RSS ${o.maxRssMiB.toFixed(0)} MiB, load ${(o.loadAvg ?? [NaN, NaN]).map((x) => x.toFixed(1)).join(' → ')}</summary>`);
     md.push('');
     md.push(detailTable(o));
     md.push('');
@@ -239,6 +270,7 @@ async function main(argv: string[]): Promise<void> {
 
   // 4. console summary
   process.stdout.write(`\n${summaryTable(singles, 'single', chunks[0]!)}\n\n`);
+  if (multilingual.length > 0) process.stdout.write(`multilingual text:\n${summaryTable(multilingual, 'single', chunks[0]!, 'multilingual')}\n\n`);
   const misses = checks.filter((c) => c.pass === false);
   process.stdout.write(`targets: ${checks.filter((c) => c.pass === true).length} met, ${misses.length} missed\n`);
   for (const c of misses) process.stdout.write(`  miss: ${c.fixture} @${chunkName(c.chunkSize)}: ${c.target}: ${c.value}\n`);

@@ -2,7 +2,8 @@
  * One benchmark process for one fixture: every applicable method, in
  * alternation (round-robin), at each chunk size, median of N timed runs after
  * a warm-up. Run as `node --expose-gc --import tsx benchmarks/worker.ts
- * --fixture F [--slow-fixture G] --out results.json [--runs 5] [--chunks 65536,1536]`.
+ * --fixture F [--slow-fixture G] --out results.json [--runs 5] [--chunks 65536,1536]
+ * [--methods a,b] [--no-slow]`.
  *
  * Each run gets a fresh Response from a mocked fetch whose body enqueues the
  * fixture in fixed-size chunks (plain Uint8Array views, as undici hands them
@@ -180,7 +181,7 @@ async function main(argv: string[]): Promise<void> {
   const load0 = loadavg()[0]!;
   const fixturePath = arg(argv, '--fixture');
   const out = arg(argv, '--out');
-  if (fixturePath === undefined || out === undefined) throw new Error('usage: worker.ts --fixture F --out results.json [--slow-fixture G] [--runs 5] [--warmup 1] [--warmup-max 6] [--warmup-ms 500] [--min-timed-ms 2000] [--max-runs 25] [--chunks 65536,1536] [--methods a,b] [--forced-gc]');
+  if (fixturePath === undefined || out === undefined) throw new Error('usage: worker.ts --fixture F --out results.json [--slow-fixture G] [--runs 5] [--warmup 1] [--warmup-max 6] [--warmup-ms 500] [--min-timed-ms 2000] [--max-runs 25] [--chunks 65536,1536] [--methods a,b] [--no-slow] [--forced-gc]');
   const runs = Number(arg(argv, '--runs') ?? '5');
   const warmup = Number(arg(argv, '--warmup') ?? '1');
   const warmupMax = Math.max(warmup, Number(arg(argv, '--warmup-max') ?? '6'));
@@ -197,6 +198,8 @@ async function main(argv: string[]): Promise<void> {
 
   let methods: Method[] = methodsFor(fx.stats.dialect, fx.stats.shape);
   if (only !== undefined) methods = methods.filter((m) => only.includes(m.id));
+  // `--no-slow`: leave out the peers marked slow (Vercel AI SDK, @google/genai)
+  if (argv.includes('--no-slow')) methods = methods.filter((m) => m.slow !== true);
 
   // Keep peers' console noise (deprecation notes, warnings) out of the report.
   const log = (s: string): void => void process.stderr.write(s + '\n');

@@ -43,7 +43,6 @@ import { SignatureList } from './signatures.js';
 import { TextStore, choiceOf, type TextBlock } from './text.js';
 import { ToolCallStore, type ToolCall } from './tool-args.js';
 import { resolveLimits, type Limits } from '../limits.js';
-import { decodeWireBody } from '../dialects/fast/template.js';
 import { emptyUsage, usageOf } from './usage.js';
 
 export interface FinalAccumulator extends Stage<UnifiedEvent, FinalResult> {
@@ -102,44 +101,6 @@ function buildChoice(state: ChoiceState, stopReason: StopReason | null, provider
 export function createFinalAccumulator(options: FinalAccumulatorOptions = {}): FinalAccumulator {
   return createFusableFinalAccumulator(options);
 }
-
-/**
- * Consecutive text and reasoning deltas of choice 0 that a normalizer stage
- * handed to the final accumulator stage piped after it without making their
- * events (separate stages: the direct route of TextSink, in stream order), as
- * parallel arrays: no object per delta.
- */
-export class TextRun {
-  /** The deltas, decoded or (RAW) as their wire bytes (see RawTextSink). */
-  readonly texts: string[] = [];
-  /** Per delta, three numbers: REASONING and RAW bits, its index, its contentIndex (-1 when none). */
-  readonly fields: number[] = [];
-
-  add(reasoning: boolean, index: number, contentIndex: number, text: string, raw = false): void {
-    this.texts.push(text);
-    this.fields.push((reasoning ? REASONING : 0) | (raw ? RAW : 0), index, contentIndex);
-  }
-
-  /** Delta i as a string. */
-  text(i: number): string {
-    const text = this.texts[i]!;
-    return (this.fields[3 * i]! & RAW) === 0 ? text : decodeWireBody(text);
-  }
-
-  /** The event delta i stands for, as far as an accumulator reads it. */
-  event(i: number): UnifiedEvent {
-    const f = this.fields;
-    const index = f[3 * i + 1]!;
-    const contentIndex = f[3 * i + 2]!;
-    const text = this.text(i);
-    const ev: UnifiedEvent = (f[3 * i]! & REASONING) !== 0 ? { type: 'reasoning_delta', index, text } : { type: 'text_delta', index, text };
-    if (contentIndex >= 0) ev.contentIndex = contentIndex;
-    return ev;
-  }
-}
-
-const REASONING = 1;
-const RAW = 2;
 
 /** The final accumulator with the fused pipeline's direct route for text deltas (see TextSink). */
 export interface FusableFinalAccumulator extends FinalAccumulator {
@@ -329,17 +290,6 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
 
   const self: FusableFinalAccumulator = {
     push(ev, emit) {
-      if (ev instanceof TextRun) {
-        const run: TextRun = ev;
-        const f = run.fields;
-        for (let i = 0; i < run.texts.length; i++) {
-          const bits = f[3 * i]!;
-          const reasoning = (bits & REASONING) !== 0;
-          if ((bits & RAW) !== 0 && self.takeRaw(reasoning, f[3 * i + 1]!, f[3 * i + 2]!, run.texts[i]!, emit)) continue;
-          if (!self.takeText(reasoning, f[3 * i + 1]!, f[3 * i + 2]!, run.text(i), emit)) self.push(run.event(i), emit);
-        }
-        return;
-      }
       try {
         handle(ev, emit);
       } catch (err) {

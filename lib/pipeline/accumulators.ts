@@ -19,7 +19,7 @@ import {
   TOOL_ARGS_ACCUMULATOR_OPTIONS,
 } from './option-keys.js';
 import { StageTransform, type TransformOptions } from './transform.js';
-import { takesTextRuns } from './handoff.js';
+import { recordStage } from './stage-descriptor.js';
 
 /** A pass-through accumulator Transform whose state is `stage`. */
 export type AccumulatorTransform<S> = StageTransform<UnifiedEvent, UnifiedEvent> & { readonly stage: S };
@@ -60,9 +60,8 @@ export function finalAccumulator(
   options: FinalAccumulatorOptions & TransformOptions = {},
 ): StageTransform<UnifiedEvent, FinalResult> & { readonly stage: FinalAccumulator } {
   checkOptions(options, FINAL_ACCUMULATOR_OPTIONS, 'finalAccumulator()');
-  const stage = createFinalAccumulator(options);
-  takesTextRuns(stage);
-  return new StageTransform(stage, true, options) as StageTransform<UnifiedEvent, FinalResult> & {
+  const stream = new StageTransform<UnifiedEvent, FinalResult>(createFinalAccumulator(options), true, options) as StageTransform<UnifiedEvent, FinalResult> & {
     readonly stage: FinalAccumulator;
   };
+  return recordStage(stream, { kind: 'finalAccumulator', options });
 }

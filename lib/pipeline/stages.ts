@@ -1,26 +1,23 @@
 /** The decoder and normalizer stages as object-mode Transforms. */
-import type { DecoderOptions } from '../dialects/decoder.js';
+import { createDecoder, type DecoderOptions } from '../dialects/decoder.js';
 import { createMessageDecoder, type CaptureOptions, type MessageInput } from '../dialects/capture.js';
-import type { NormalizerOptions } from '../dialects/normalizer.js';
+import { createNormalizer, type NormalizerOptions } from '../dialects/normalizer.js';
 import type { Frame, ProviderEvent, UnifiedEvent } from '../events.js';
 import { checkOptions } from '../options.js';
 import { DECODER_OPTIONS, NORMALIZER_OPTIONS } from './option-keys.js';
-import { createDecoderStage, createNormalizerStage } from './handoff.js';
+import { recordStage } from './stage-descriptor.js';
 import { objectStageTransform, type StageTransform, type TransformOptions } from './transform.js';
 
-/**
- * frames → provider events (each payload JSON-parsed once; `[DONE]` recognised).
- * Piped straight into normalizer(), it hands frames on undecoded (see handoff.ts).
- */
+/** frames → provider events (each payload JSON-parsed once; `[DONE]` recognised). */
 export function decoder(options: DecoderOptions & TransformOptions = {}): StageTransform<Frame, ProviderEvent> {
   checkOptions(options, DECODER_OPTIONS, 'decoder()');
-  return objectStageTransform(createDecoderStage(options), options);
+  return recordStage(objectStageTransform(createDecoder(options), options), { kind: 'decoder', options });
 }
 
 /** provider events → unified events. */
 export function normalizer(options: NormalizerOptions & TransformOptions = {}): StageTransform<ProviderEvent, UnifiedEvent> {
   checkOptions(options, NORMALIZER_OPTIONS, 'normalizer()');
-  return objectStageTransform(createNormalizerStage(options), options);
+  return recordStage(objectStageTransform(createNormalizer(options), options), { kind: 'normalizer', options });
 }
 
 /** Already-received WebSocket messages (strings, Buffers or parsed objects) → provider events, each decoded whole. */

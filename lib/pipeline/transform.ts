@@ -17,44 +17,20 @@ export interface TransformOptions {
 type NodeListener = Parameters<Transform['on']>[1];
 
 /**
- * A stage that wants to know when it has one StageTransform as its only
- * consumer (piped straight into it), e.g. to hand it unparsed input.
- */
-export interface ConsumerAwareStage {
-  /** Called with the sole consumer's stage when piped, and with null when that ends. */
-  consumedBy(consumer: object | null): void;
-}
-
-function isConsumerAware(stage: object): stage is ConsumerAwareStage {
-  return typeof (stage as Partial<ConsumerAwareStage>).consumedBy === 'function';
-}
-
-/**
  * A Transform running one stage. Fatal errors thrown by the stage do not
  * destroy the stream at once: items the stage emitted before failing are
  * delivered first, and the stream is destroyed with the error once its
  * readable buffer has been read.
  *
- * Piped straight into another StageTransform that is its only consumer, it
- * runs that one's stage itself: each item goes to the next stage's `push` as
- * it is emitted, with no stream hop between wirefold's stages (one per chunk
- * each when they handed on a batch per chunk: the four separate stages took
- * 5-22 % more instructions a run than they do now), and the chain's
- * backpressure is the last stage's readable side (the first one holds its
- * input back while that is full). A stage that fails is still the one
- * destroyed with its error, and ignores items after it, as unfused. A 'data'
- * or 'readable' listener added later (another consumer) ends it: items then
- * go through the stream. A stage that is a ConsumerAwareStage is told when
- * such a sole consumer starts and ends.
+ * A plain adapter: it takes its input from its writable side only and emits
+ * its stage's items through its readable side only, whatever reads it. Fusing
+ * stages is explicit: createStream() and compose() of the package's own
+ * stages build one stage for the whole chain (see compose.ts).
  */
 export class StageTransform<I, O> extends Transform {
   readonly stage: Stage<I, O>;
   private readonly emitItem: (item: O) => void;
   private pendingError: Error | null = null;
-  /** The StageTransform piped after this one whose stage this one runs (see fuseInto), or null. */
-  private next: StageTransform<O, unknown> | null = null;
-  /** Last of a fused chain: the first one's callback, held while this one's readable side is full. */
-  private held: (() => void) | null = null;
 
   constructor(stage: Stage<I, O>, objectInput: boolean, options: TransformOptions = {}, objectOutput = true) {
     options = optionsObject(options);
@@ -66,15 +42,8 @@ export class StageTransform<I, O> extends Transform {
     });
     this.stage = stage;
     this.emitItem = (item) => {
-      const next = this.next;
-      if (next !== null) next.runInput(item);
-      else this.push(item);
+      this.push(item);
     };
-    if (objectInput) {
-      this.on('pipe', (src: unknown) => {
-        if (src instanceof StageTransform && src.readableObjectMode) src.fuseInto(this as StageTransform<unknown, unknown>, stage);
-      });
-    }
   }
 
   // Typed for what this stage emits: a 'data' listener gets O, not Node's `any`. (Not `for await`: a typed
@@ -91,20 +60,9 @@ export class StageTransform<I, O> extends Transform {
     return super.once(event, listener);
   }
 
-  /** True while this stage runs the stage of the StageTransform piped after it (see fuseInto). */
-  get fused(): boolean {
-    return this.next !== null;
-  }
-
   override _transform(chunk: I, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    let last: StageTransform<unknown, unknown> = this as StageTransform<unknown, unknown>;
-    while (last.next !== null) last = last.next;
-    const before = last.readableLength;
     this.runInput(chunk);
-    // As Transform does for its own readable side (it waits unfused): only when this input added
-    // to a full buffer, as only a push makes the next read call _read, which lets the input go on.
-    if (last !== this && last.readableLength > before && last.readableLength >= last.readableHighWaterMark) last.held = callback;
-    else callback();
+    callback();
   }
 
   override _flush(callback: (error?: Error | null) => void): void {
@@ -119,16 +77,7 @@ export class StageTransform<I, O> extends Transform {
     callback();
   }
 
-  override _read(size: number): void {
-    super._read(size);
-    const held = this.held;
-    if (held !== null) {
-      this.held = null;
-      held();
-    }
-  }
-
-  /** Runs the stage on one input: this stream's own, or an item of the fused stage before it. */
+  /** Runs the stage on one input. */
   private runInput(input: I): void {
     if (this.pendingError !== null) return;
     try {
@@ -136,28 +85,6 @@ export class StageTransform<I, O> extends Transform {
     } catch (err) {
       this.fail(err);
     }
-  }
-
-  /** `dest` was piped after this stream: run its stage (and tell this one's) while it is the only consumer. */
-  private fuseInto(dest: StageTransform<unknown, unknown>, consumer: object): void {
-    // pipe() has added its own 'data' listener by the time 'pipe' is emitted.
-    if (this.listenerCount('data') !== 1 || this.listenerCount('readable') !== 0) return;
-    const aware = isConsumerAware(this.stage) ? this.stage : null;
-    this.next = dest as StageTransform<O, unknown>;
-    aware?.consumedBy(consumer);
-    const end = (): void => {
-      if (this.next === null) return;
-      this.next = null;
-      aware?.consumedBy(null);
-    };
-    const stop = (event: string | symbol): void => {
-      if (event === 'data' || event === 'readable') end();
-    };
-    this.on('newListener', stop);
-    dest.once('unpipe', () => {
-      end();
-      this.off('newListener', stop);
-    });
   }
 
   /**

@@ -31,6 +31,7 @@ for (const [name, s] of Object.entries(made)) {
     Writable: s instanceof stream.Writable,
     Stream: s instanceof stream.Stream,
   };
+  s.on('error', () => {}); // a Duplex of Node's stream.compose destroyed unfinished reports an AbortError
   s.destroy();
 }
 console.log(JSON.stringify(out));

@@ -12,7 +12,8 @@ import type { FinalResult } from '../../lib/accumulate/types.js';
 import { fixture } from '../helpers/corpus.js';
 import { randomChunks } from '../helpers/chunks.js';
 import { slowConsumerLead } from '../helpers/slow-consumer.js';
-import { Transform } from 'node:stream';
+import { Duplex, Transform } from 'node:stream';
+import { StageTransform } from '../../lib/pipeline/transform.js';
 
 async function collect<T>(stream: NodeJS.ReadableStream | Readable): Promise<T[]> {
   const out: T[] = [];
@@ -109,6 +110,7 @@ t.test('compose: a user filter between normalizer and accumulator, errors propag
   });
   const text = textAccumulator();
   const chain = compose(sseFramer(), decoder(), normalizer(), dropReasoning, text, finalAccumulator());
+  t.ok(chain instanceof Duplex && !(chain instanceof StageTransform), "with a user's Transform in it: a node:stream Duplex of Node's compose");
   const finals = await collect<FinalResult>(Readable.from([tool]).pipe(chain));
   t.equal(finals.length, 1);
   t.equal(finals[0]?.reasoning, '');
@@ -116,6 +118,7 @@ t.test('compose: a user filter between normalizer and accumulator, errors propag
   t.equal(text.stage.text(), 'Let me check the weather in Paris — ☀️ or 🌧️?', 'the accumulator state is readable');
 
   const broken = compose(sseFramer({ maxFrameBytes: 10 }), decoder(), normalizer());
+  t.ok(broken instanceof StageTransform, "the package's own chain: the fused stage");
   const err = await collect(Readable.from([tool]).pipe(broken)).catch((e: unknown) => e);
   t.match(err, { name: 'FrameTooLargeError' });
 });

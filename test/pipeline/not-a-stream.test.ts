@@ -2,7 +2,10 @@
  * An SSE input with no event at all but lines that are not SSE fields (an
  * HTML error page from a proxy, a plain-text body) ends in a terminal
  * `not_a_stream` error and done(error), never in silence: in the fused
- * stage at every chunking, in the separate stages, in final mode and strict.
+ * stage (createStream, and compose() of the separate stages) at every
+ * chunking, in final mode and strict. The separate stages piped one into the
+ * other yield nothing: a standalone framer yields only frames, and there are
+ * none.
  */
 import t from 'tap';
 import { Readable, Writable } from 'node:stream';
@@ -11,6 +14,7 @@ import { createStream } from '../../lib/pipeline/create-stream.js';
 import { autoFramer, sseFramer } from '../../lib/pipeline/framers.js';
 import { decoder, normalizer } from '../../lib/pipeline/stages.js';
 import { finalAccumulator } from '../../lib/pipeline/accumulators.js';
+import { compose } from '../../lib/pipeline/compose.js';
 import { decodeAll } from '../../lib/pipeline/events-stage.js';
 import { StreamError } from '../../lib/errors.js';
 import type { Frame, UnifiedEvent } from '../../lib/events.js';
@@ -109,16 +113,14 @@ t.test('strict: a typed StreamError', async (t) => {
   t.equal((err as StreamError).code, 'not_a_stream');
 });
 
-t.test('separate stages piped together give the fused events', async (t) => {
+t.test('compose() of the separate stages is the fused stage: it gives the fused events', async (t) => {
   const want = decodeAll([page]);
   for (const framer of [sseFramer, autoFramer]) {
     for (const seed of [1, 2]) {
       const got: UnifiedEvent[] = [];
       await pipeline(
         Readable.from(randomChunks(page, seed, 9)),
-        framer(),
-        decoder(),
-        normalizer(),
+        compose(framer(), decoder(), normalizer()),
         new Writable({ objectMode: true, write: (e: UnifiedEvent, _enc, cb) => (got.push(e), cb()) }),
       );
       t.same(got, want, `${framer.name}, seed ${seed}`);
@@ -127,20 +129,24 @@ t.test('separate stages piped together give the fused events', async (t) => {
   const finals: FinalResult[] = [];
   await pipeline(
     Readable.from([page]),
-    sseFramer(),
-    decoder(),
-    normalizer(),
-    finalAccumulator(),
+    compose(sseFramer(), decoder(), normalizer(), finalAccumulator()),
     new Writable({ objectMode: true, write: (r: FinalResult, _enc, cb) => (finals.push(r), cb()) }),
   );
   t.match(finals, [{ stopReason: 'error', errors: [{ code: 'not_a_stream' }] }], 'and into a final accumulator');
 });
 
-t.test('a framer read by anything but a decoder yields frames only: none here', async (t) => {
+t.test('the separate stages piped one into the other yield nothing', async (t) => {
+  const events = await collect<unknown>(Readable.from([page]).pipe(sseFramer()).pipe(decoder()).pipe(normalizer()));
+  t.same(events, []);
+  const finals = await collect<unknown>(Readable.from([page]).pipe(autoFramer()).pipe(decoder()).pipe(normalizer()).pipe(finalAccumulator()));
+  t.same(finals, [], 'nor a final accumulator after them');
+});
+
+t.test('a framer yields frames only: none here', async (t) => {
   const frames = await collect<Frame>(Readable.from([page]).pipe(sseFramer()));
   t.same(frames, []);
   const events = await collect<unknown>(Readable.from([page]).pipe(sseFramer()).pipe(decoder()));
-  t.same(events, [], 'a decoder read directly passes on provider events only');
+  t.same(events, [], 'a decoder passes on provider events only');
 });
 
 t.test('payloads that are not objects (`data: 42`) and nothing else: unknown_dialect, not silence; before a recognised payload they stay raw, in order', async (t) => {

@@ -8,6 +8,12 @@
  *   pretty-printed WebSocket message logs, plain JSON error bodies).
  * Strings are skipped with indexOf('"') plus a backslash-parity check, so the
  * cost per byte inside long strings is memchr's, not a JS loop's.
+ *
+ * In `values` mode a broken value costs its own line only (NDJSON logs hold
+ * one value per line, and one bad line must not swallow the rest): a raw line
+ * feed inside a string (never valid JSON) or a `{` at the start of a line
+ * inside an open value (pretty-printers indent nested values) ends the value
+ * there; its text goes on as a frame the decoder reports as invalid_json.
  */
 import { describeByte, FrameTooLargeError, JsonArrayError } from '../errors.js';
 import type { Frame } from '../events.js';
@@ -37,6 +43,8 @@ const enum S {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const LF = 0x0a;
+const OPEN_BRACE = 0x7b;
 
 function isWs(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
@@ -54,8 +62,12 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
   let fragmentBytes = 0;
   let frameNo = 0;
   const bom = createBomStripper();
+  const values = mode === 'values';
+  /** values mode: the byte before the current one was a line feed (across chunks too). */
+  let afterLf = false;
 
-  function finish(buf: Buffer, end: number, emit: Emit<Frame>): void {
+  /** Ends the value at `end`; `trim`: a broken value, whose line end and trailing blanks are not part of it. */
+  function finish(buf: Buffer, end: number, emit: Emit<Frame>, trim = false): void {
     const start = valueStart < 0 ? 0 : valueStart;
     if (fragmentBytes + end - start > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, valueOffset, frameNo);
     let bytes = buf;
@@ -66,6 +78,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
       from = 0;
       to = bytes.length;
     }
+    if (trim) while (to > from && isWs(bytes[to - 1]!)) to--;
     const text = utf8(bytes, from, to);
     fragmentBytes = 0;
     const frame: Frame = { event: 'message', data: text, id: '' };
@@ -96,9 +109,42 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
     throw new JsonArrayError(expected, describeByte(buf === null ? undefined : buf[pos]), consumed + pos, frameNo);
   }
 
+  /** values mode: the open value is broken at `pos` (see the header): it goes on as it is, up to there. */
+  function cut(buf: Buffer, pos: number, emit: Emit<Frame>): void {
+    finish(buf, pos, emit, true);
+    afterLf = false;
+  }
+
+  /** The container loop of `values` mode (array mode's stays free of its line checks): where scanning goes on. */
+  function scanValueContainer(buf: Buffer, pos: number, len: number, emit: Emit<Frame>): number {
+    for (; pos < len; pos++) {
+      const b = buf[pos]!;
+      if (afterLf && b === OPEN_BRACE) {
+        cut(buf, pos, emit);
+        return pos;
+      }
+      afterLf = b === LF;
+      if (b === QUOTE) {
+        state = S.InString;
+        escaped = false;
+        return pos + 1;
+      }
+      if (b === 0x7b || b === 0x5b) depth++;
+      else if (b === 0x7d || b === 0x5d) {
+        if (--depth === 0) {
+          finish(buf, pos + 1, emit);
+          return pos + 1;
+        }
+      }
+    }
+    return pos;
+  }
+
   function scan(buf: Buffer, emit: Emit<Frame>): void {
     const len = buf.length;
     let pos = 0;
+    /** values mode: the first line feed at or after `pos` in this chunk (len: none), found once per line. */
+    let nextLf = -1;
     valueStart = state === S.InContainer || state === S.InString || state === S.InScalar ? -1 : 0;
     while (pos < len) {
       switch (state) {
@@ -109,6 +155,17 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
             continue;
           }
           const q = buf.indexOf(QUOTE, pos);
+          if (values) {
+            if (nextLf < pos) {
+              nextLf = buf.indexOf(LF, pos);
+              if (nextLf === -1) nextLf = len;
+            }
+            if (nextLf < len && (q === -1 || nextLf < q)) {
+              cut(buf, nextLf, emit);
+              pos = nextLf;
+              continue;
+            }
+          }
           if (q === -1) {
             escaped = trailingBackslashes(buf, pos, len) % 2 === 1;
             pos = len;
@@ -124,6 +181,10 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
           continue;
         }
         case S.InContainer: {
+          if (values) {
+            pos = scanValueContainer(buf, pos, len, emit);
+            continue;
+          }
           for (; pos < len; pos++) {
             const b = buf[pos]!;
             if (b === QUOTE) {

@@ -14,7 +14,7 @@ import { detectDialect, dialectNames, dialects, familyOf, isCatchAll, isDialectN
 import type { DialectContext, RawTextSink, ResponseHandler, TextSink } from './types.js';
 import { createResponseLimits, type DialectLimitOptions } from './limits.js';
 import { resolveLimits } from '../limits.js';
-import { TemplateStore, type Template, type TemplateMatch } from './fast/template.js';
+import { TemplateStore, type TemplateMatch } from './fast/template.js';
 import { EventTemplateStore } from './fast/event-template.js';
 import type { Unframed } from '../framing/sse.js';
 
@@ -76,20 +76,11 @@ export interface TextNormalizer extends Normalizer {
   /** A new input chunk (possibly a refilled Buffer) is about to be read. */
   newChunk(): void;
   /**
-   * An event an earlier stage recognised with an event template made from
-   * payload template `origin` (separate stages): true when the open response
-   * took it whole. Only while this normalizer still holds `origin` (a dialect
-   * switch clears the templates; their kinds mean nothing to another dialect).
-   */
-  pushMatched(match: TemplateMatch, origin: Template, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): boolean;
-  /**
    * Right after `pushText` handled a frame named `event`: its block was
    * buf[start, end) with the payload at [dataStart, dataEnd), all plain; learn
-   * it as an event template.
+   * it as an event template (the block's bytes hold `event`'s line already).
    */
   learnEvent(event: string, buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void;
-  /** The payload template that recognises `text`, if any (for event templates learned in another stage). */
-  templateFor(text: string): Template | null;
   /** The SSE input ended without an event but with lines that are not SSE fields: a terminal not_a_stream error, then done(error). */
   unframed(report: Unframed, emit: Emit<UnifiedEvent>): void;
 }
@@ -328,14 +319,8 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       if (end < 0) return end; // -1, or EVENT_CUT(_CLEAN) for the line splitter
       return takeMatch(events, n, a, emit) ? end : -1;
     },
-    pushMatched(match, origin, n, a, emit) {
-      return handler?.onTemplate !== undefined && templates.holds(origin) && takeMatch(match, n, a, emit);
-    },
-    learnEvent(event, buf, start, dataStart, dataEnd, end) {
-      events.learn(templates.last, event, buf, start, dataStart, dataEnd, end);
-    },
-    templateFor(text) {
-      return templates.recognise(text);
+    learnEvent(_event, buf, start, dataStart, dataEnd, end) {
+      events.learn(templates.last, buf, start, dataStart, dataEnd, end);
     },
     unframed(report, emit) {
       out = emit;

@@ -11,9 +11,8 @@ import { replacedInvalidUtf8, utf8 } from './utf8.js';
 import { resolveFramerOptions, type FramerOptions, type ResolvedFramerOptions, type SseOnlyOptions } from './options.js';
 
 /**
- * Internal (the fused events stage, pipeline/events-stage.ts, and the SSE
- * framer stage handing off to a decoder, pipeline/framer-handoff.ts): takes
- * whole events straight from the bytes, and learns from the blocks the framer read.
+ * Internal (the fused events stage, pipeline/events-stage.ts): takes whole
+ * events straight from the bytes, and learns from the blocks the framer read.
  */
 export interface SseEventHook {
   /**
@@ -73,9 +72,6 @@ export interface SseHooks {
 }
 
 export interface SseFramerOptions extends FramerOptions, SseOnlyOptions {}
-
-/** @deprecated The hooks' old name, while lib/pipeline/framer-handoff.ts still uses it. */
-export type InternalSseOptions = SseHooks;
 
 const COLON = 0x3a;
 const SPACE = 0x20;

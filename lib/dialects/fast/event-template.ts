@@ -30,10 +30,8 @@
  * strings, and `raw` hands a text capture on undecoded.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
-import type { Frame, Position } from '../../events.js';
-import type { FrameDecoder } from '../decoder.js';
 import { EVENT_CUT, EVENT_CUT_CLEAN } from '../../framing/lines.js';
-import { HIGH_BYTE, latin1, latin1ToUtf8, replacedInvalidUtf8, utf8 } from '../../framing/utf8.js';
+import { HIGH_BYTE, latin1, replacedInvalidUtf8, utf8 } from '../../framing/utf8.js';
 import { LearnedTemplates, decodeWireBody, escapeRe, readFilled, unescapeJson, type Template, type TemplateMatch } from './template.js';
 
 interface EventTemplate {
@@ -42,162 +40,10 @@ interface EventTemplate {
   readonly kind: number;
   readonly groups: readonly number[];
   readonly strings: readonly number[];
-  /** The frame's `event` (what the ordinary path would see). */
-  readonly event: string;
-  /** Lengths of the literal bytes before and after the payload. */
-  readonly prefix: number;
+  /** Length of the literal bytes after the payload. */
   readonly suffix: number;
   /** The literal bytes after the payload (line end and blank line). */
   readonly tail: string;
-  /** The payload template it was made from (its kind and fields mean something to that dialect only). */
-  readonly origin: Template;
-}
-
-/**
- * A whole event an event template recognised in one stage, as a frame for a
- * later stage that has to take it the ordinary way (separate stages,
- * pipeline/handoff.ts; made only then, see MatchedRun.frame). `data` is
- * decoded only when read.
- */
-export class MatchedFrame implements Frame {
-  id = '';
-  declare retry?: number;
-  declare at?: Position;
-  declare invalidUtf8At?: number;
-  private decodedData: string | null = null;
-
-  constructor(
-    readonly event: string,
-    /** The chunk's text, whether it is the latin1 view (else decoded), and where the payload lies in it. */
-    private readonly text: string,
-    private readonly latin1: boolean,
-    private readonly dataStart: number,
-    private readonly dataEnd: number,
-  ) {}
-
-  get data(): string {
-    if (this.decodedData === null) {
-      const raw = this.text.slice(this.dataStart, this.dataEnd);
-      this.decodedData = this.latin1 ? latin1ToUtf8(raw) : raw;
-    }
-    return this.decodedData;
-  }
-}
-
-/** MatchedRun's per-event numbers: data start and end in the text, flags, frame number. */
-const NUMS = 4;
-const LATIN1 = 1;
-const LAZY = 2;
-
-/**
- * Consecutive events matched in one chunk, handed on as one item (separate
- * stages): the decoder numbers them and the normalizer takes them in a loop,
- * instead of one item per event at each stage. Kept as parallel arrays, not
- * an object per event: while the stages handed on a batch per chunk through
- * a stream hop, those objects (18 fields each) lived across it, so a
- * scavenge in between copied or promoted every one; the arrays took 9 %
- * fewer instructions a warm run on Interactions at 64 KiB and 15 % on
- * Anthropic at 1.5 KiB (GC included; the bytes allocated are about the
- * same). The run is itself the TemplateMatch of the event `select` chose.
- */
-export class MatchedRun implements TemplateMatch {
-  private readonly templates: EventTemplate[] = [];
-  private readonly ms: RegExpExecArray[] = [];
-  private readonly texts: string[] = [];
-  private readonly nums: number[] = [];
-  /** Sparse: the few events with decoded captures (latin1 view), a last event ID, a position. */
-  private decodeds: (readonly (string | undefined)[])[] | null = null;
-  private ids: string[] | null = null;
-  private ats: Position[] | null = null;
-  /** The decoder stage that numbered the events (see number). */
-  decoder: FrameDecoder | null = null;
-  // the event `select` chose
-  kind = 0;
-  private m: RegExpExecArray | null = null;
-  private groups: readonly number[] = [];
-  private decoded: readonly (string | undefined)[] = NONE_DECODED;
-  private lazy = false;
-
-  get length(): number {
-    return this.ms.length;
-  }
-
-  /** Adds an event (EventTemplateStore.addTo). */
-  add(t: EventTemplate, m: RegExpExecArray, text: string, latin1: boolean, lazy: boolean, start: number, end: number, decoded: readonly (string | undefined)[], id: string, at: Position | undefined): number {
-    const i = this.ms.length;
-    this.templates.push(t);
-    this.ms.push(m);
-    this.texts.push(text);
-    this.nums.push(start, end, (latin1 ? LATIN1 : 0) | (lazy ? LAZY : 0), 0);
-    if (decoded !== NONE_DECODED) (this.decodeds ??= [])[i] = decoded;
-    if (id !== '') (this.ids ??= [])[i] = id;
-    if (at !== undefined) (this.ats ??= [])[i] = at;
-    return i + 1;
-  }
-
-  at(i: number): Position | undefined {
-    return this.ats?.[i];
-  }
-
-  /** Event i's frame number (set by `number`). */
-  n(i: number): number {
-    return this.nums[NUMS * i + 3]!;
-  }
-
-  /** Numbers every event with `decoder`, in order, as it numbers frames. */
-  number(decoder: FrameDecoder): void {
-    this.decoder = decoder;
-    const nums = this.nums;
-    for (let i = 0; i < this.ms.length; i++) {
-      const n = decoder.peek(this.at(i));
-      decoder.skip(n);
-      nums[NUMS * i + 3] = n;
-    }
-  }
-
-  /** Makes event i the one read as a TemplateMatch; returns the payload template behind its match. */
-  select(i: number): Template {
-    const t = this.templates[i]!;
-    this.kind = t.kind;
-    this.m = this.ms[i]!;
-    this.groups = t.groups;
-    this.decoded = this.decodeds?.[i] ?? NONE_DECODED;
-    this.lazy = (this.nums[NUMS * i + 2]! & LAZY) !== 0;
-    return t.origin;
-  }
-
-  /** Event i as the frame it stands for, for the ordinary path. */
-  frame(i: number): MatchedFrame {
-    const t = this.templates[i]!;
-    const k = NUMS * i;
-    const nums = this.nums;
-    const f = new MatchedFrame(t.event, this.texts[i]!, (nums[k + 2]! & LATIN1) !== 0, nums[k]!, nums[k + 1]!);
-    const id = this.ids?.[i];
-    if (id !== undefined) f.id = id;
-    const at = this.at(i);
-    if (at !== undefined) f.at = at;
-    return f;
-  }
-
-  int(f: number): number | undefined {
-    return readInt(this.m, this.groups, f);
-  }
-
-  json(f: number): string | undefined {
-    return readJson(this.m, this.groups, f);
-  }
-
-  str(f: number): string | undefined {
-    return this.lazy ? readLazy(this.m, this.groups, f) : readStr(this.m, this.groups, this.decoded, f);
-  }
-
-  filled(f: number): boolean {
-    return readFilled(this.m, this.groups, f);
-  }
-
-  raw(f: number): string | undefined {
-    return this.lazy ? readRaw(this.m, this.groups, f) : undefined;
-  }
 }
 
 function readInt(m: RegExpExecArray | null, groups: readonly number[], f: number): number | undefined {
@@ -285,10 +131,6 @@ export class EventTemplateStore implements TemplateMatch {
   private decoded: (string | undefined)[] = [];
   /** True when the last match decoded a capture (else `decoded` holds nothing). */
   private anyDecoded = false;
-  private template: EventTemplate | null = null;
-  /** The last match's start and end in `text`. */
-  private pos = 0;
-  private end = 0;
   /**
    * The chunk being read and its text from byte `base` on, made on first use:
    * the latin1 view (base 0), or the UTF-8 view ('' when the chunk is not
@@ -389,9 +231,6 @@ export class EventTemplateStore implements TemplateMatch {
       this.m = m;
       this.groups = t.groups;
       this.kind = t.kind;
-      this.template = t;
-      this.pos = at;
-      this.end = endChar;
       this.atByte = end;
       this.atChar = endChar;
       return end;
@@ -523,18 +362,11 @@ export class EventTemplateStore implements TemplateMatch {
     return this.lazy ? readRaw(this.m, this.groups, f) : undefined;
   }
 
-  /** Adds the last match to `run` (valid after the next match); returns the run's length. */
-  addTo(run: MatchedRun, id: string, at: Position | undefined): number {
-    const t = this.template!;
-    const decoded = this.utf8View || this.lazy || !this.anyDecoded ? NONE_DECODED : this.decoded.slice();
-    return run.add(t, this.m!, this.text, !this.utf8View, this.lazy, this.pos + t.prefix, this.end - t.suffix, decoded, id, at);
-  }
-
   /**
    * Adds the event template of a plain block buf[start, end) whose data line
    * payload buf[dataStart, dataEnd) `template` has just recognised.
    */
-  learn(template: Template | null, event: string, buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void {
+  learn(template: Template | null, buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void {
     if (template === null || template.lineSource === null || !this.learned.learning) return;
     // an event name, a few field lines and line ends; more (long comments) is not worth a regex of its own
     if (dataStart - start + (end - dataEnd) > MAX_LITERAL) return;
@@ -547,7 +379,7 @@ export class EventTemplateStore implements TemplateMatch {
     const block = latin1(buf, start, end);
     re.lastIndex = 0;
     if (re.exec(block) === null || re.lastIndex !== block.length) this.learned.miss();
-    else this.learned.add({ re, source, kind: template.kind, groups: template.groups, strings: template.strings, event, prefix: prefix.length, suffix: suffix.length, tail: suffix, origin: template });
+    else this.learned.add({ re, source, kind: template.kind, groups: template.groups, strings: template.strings, suffix: suffix.length, tail: suffix });
   }
 
   /** True while learning is worth trying. */
@@ -558,7 +390,6 @@ export class EventTemplateStore implements TemplateMatch {
   clear(): void {
     this.learned.clear();
     this.m = null;
-    this.template = null;
     this.chunk = null;
     this.text = '';
     this.tail = '';

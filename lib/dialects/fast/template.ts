@@ -437,18 +437,6 @@ export class TemplateStore implements TemplateMatch {
     return false;
   }
 
-  /** True while `t` is one of this stream's templates. */
-  holds(t: Template): boolean {
-    return this.learned.list.includes(t);
-  }
-
-  /** The template that would recognise `text`, without making it the last match. */
-  recognise(text: string): Template | null {
-    if (text.length > MAX_TEMPLATE_TEXT) return null;
-    for (const t of this.learned.list) if (t.re.test(text)) return t;
-    return null;
-  }
-
   /** Field f of the last match as a number; undefined when the template has no such field. */
   int(f: number): number | undefined {
     const g = this.groups[f];

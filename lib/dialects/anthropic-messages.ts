@@ -9,8 +9,8 @@
 import type { Json, JsonObject, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
 import { doneEvent, errorEvent, num, obj, str, usageEvent } from './helpers.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
-import { F_INDEX, F_VALUE, INPUT_JSON, TEXT, THINKING, learnMessagesTemplate } from './fast/anthropic-messages.js';
-import type { TemplateMatch } from './fast/template.js';
+import { F_INDEX, F_VALUE, INPUT_JSON, TEXT, THINKING, learnMessagesTemplate } from '../fast/dialects/anthropic-messages.js';
+import type { TemplateMatch } from '../fast/template.js';
 
 type BlockKind = 'text' | 'thinking' | 'tool' | 'other';
 

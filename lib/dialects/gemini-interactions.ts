@@ -7,8 +7,8 @@
 import type { Json, JsonObject, StopReason, UnifiedEvent, Usage } from '../events.js';
 import { doneEvent, errorEvent, isObject, num, obj, providerError, str, sum, usageEvent } from './helpers.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
-import { ARGUMENTS, F_EVENT_ID, F_EVENT_NUMBER, F_INDEX, F_TEXT, TEXT, THOUGHT, learnInteractionsTemplate } from './fast/gemini-interactions.js';
-import type { TemplateMatch } from './fast/template.js';
+import { ARGUMENTS, F_EVENT_ID, F_EVENT_NUMBER, F_INDEX, F_TEXT, TEXT, THOUGHT, learnInteractionsTemplate } from '../fast/dialects/gemini-interactions.js';
+import type { TemplateMatch } from '../fast/template.js';
 
 function stopReasonOf(status: string | undefined): StopReason {
   switch (status) {

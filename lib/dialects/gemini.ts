@@ -18,8 +18,8 @@ import type { DoneEvent, Json, JsonObject, StopReason, UnifiedEvent, Usage } fro
 import { arr, doneEvent, errorEvent, isObject, num, obj, str, sum, usageEvent } from './helpers.js';
 import { isKeepAlive } from './detect.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
-import { F_CANDIDATE, F_SIGNATURE, F_TEXT, F_USAGE, THOUGHT, learnGeminiTemplate } from './fast/gemini.js';
-import type { TemplateMatch } from './fast/template.js';
+import { F_CANDIDATE, F_SIGNATURE, F_TEXT, F_USAGE, THOUGHT, learnGeminiTemplate } from '../fast/dialects/gemini.js';
+import type { TemplateMatch } from '../fast/template.js';
 
 /** finishReason values that mean the output was withheld for policy reasons. */
 const REFUSAL_REASONS = new Set([

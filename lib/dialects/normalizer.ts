@@ -14,8 +14,8 @@ import { detectDialect, dialectNames, dialects, familyOf, isCatchAll, isDialectN
 import type { DialectContext, RawTextSink, ResponseHandler, TextSink } from './types.js';
 import { createResponseLimits, type DialectLimitOptions } from './limits.js';
 import { resolveLimits } from '../limits.js';
-import { TemplateStore, type TemplateMatch } from './fast/template.js';
-import { EventTemplateStore } from './fast/event-template.js';
+import { TemplateStore, type TemplateMatch } from '../fast/template.js';
+import { EventTemplateStore } from '../fast/event-template.js';
 import type { Unframed } from '../framing/sse.js';
 
 export interface NormalizerOptions extends DialectLimitOptions {
@@ -54,7 +54,7 @@ export interface Normalizer extends Stage<ProviderEvent, UnifiedEvent> {
 export interface TextNormalizer extends Normalizer {
   /**
    * Offers frame `n`'s text to the open response's templates (see
-   * fast/template.ts). True when the payload was fully handled; false when
+   * lib/fast/template.ts). True when the payload was fully handled; false when
    * the frame must be decoded and pushed as usual (its parsed payload then
    * teaches the templates).
    */
@@ -65,7 +65,7 @@ export interface TextNormalizer extends Normalizer {
    * (SSE chunks are then read for it, see EventTemplateStore.rawText).
    */
   setTextSink(sink: TextSink | null, raw?: RawTextSink | null): void;
-  /** True when an open response could take whole SSE events (see fast/event-template.ts). */
+  /** True when an open response could take whole SSE events (see lib/fast/event-template.ts). */
   takesEvents(): boolean;
   /**
    * Offers the SSE event starting at `buf[pos]` to the open response as frame

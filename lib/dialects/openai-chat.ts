@@ -13,8 +13,8 @@ import type {
 } from '../events.js';
 import { arr, doneEvent, errorEvent, isObject, num, obj, providerError, str, usageEvent } from './helpers.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
-import { F_ARGUMENTS, F_CHOICE, F_CONTENT, F_REASONING, F_REASONING_CONTENT, F_TOOL, TOOL_ARGS, learnChatTemplate } from './fast/openai-chat.js';
-import type { Template, TemplateMatch } from './fast/template.js';
+import { F_ARGUMENTS, F_CHOICE, F_CONTENT, F_REASONING, F_REASONING_CONTENT, F_TOOL, TOOL_ARGS, learnChatTemplate } from '../fast/dialects/openai-chat.js';
+import type { Template, TemplateMatch } from '../fast/template.js';
 
 export interface ChatDialectOptions {
   /**

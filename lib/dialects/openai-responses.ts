@@ -30,8 +30,8 @@ import {
   REFUSAL,
   TEXT,
   learnResponsesTemplate,
-} from './fast/openai-responses.js';
-import type { TemplateMatch } from './fast/template.js';
+} from '../fast/dialects/openai-responses.js';
+import type { TemplateMatch } from '../fast/template.js';
 
 export interface ResponsesDialectOptions {
   /**

@@ -4,7 +4,7 @@
  * name, family, detection, mapping).
  */
 import type { DialectName, Json, JsonObject, Position, UnifiedEvent } from '../events.js';
-import type { Template, TemplateMatch } from './fast/template.js';
+import type { Template, TemplateMatch } from '../fast/template.js';
 
 export interface DialectContext {
   /** Emit one unified event. Emitting `done` closes the response. */
@@ -51,7 +51,7 @@ export interface ResponseHandler {
   onTemplate?(match: TemplateMatch): boolean;
   /**
    * The template future payloads like this one would be recognised by (see
-   * fast/template.ts), or null. Called with a payload whose frame text no
+   * lib/fast/template.ts), or null. Called with a payload whose frame text no
    * template matched, after `onPayload` has processed it; must not change state.
    */
   learnTemplate?(payload: JsonObject): Template | null;
@@ -118,7 +118,7 @@ export interface DialectDefinitionOf<N extends string> {
   /**
    * The dialect's fast path, if it has one (fused pipeline only): `learnTemplate`
    * makes the template that recognises frames like `payload` in their raw text
-   * (see fast/template.ts); the dialect's handlers then implement `onTemplate`
+   * (see lib/fast/template.ts); the dialect's handlers then implement `onTemplate`
    * and `learnTemplate` with it.
    */
   readonly fast?: { readonly learnTemplate: (payload: JsonObject) => Template | null };

@@ -4,7 +4,7 @@
  * `reasoning_tokens`, so outputTokens = completion + reasoning.
  */
 import { isGrok } from './detect.js';
-import { learnChatTemplate } from './fast/openai-chat.js';
+import { learnChatTemplate } from '../fast/dialects/openai-chat.js';
 import { chatHandlers, isChatChunk } from './openai-chat.js';
 import { defineDialect } from './types.js';
 

@@ -7,7 +7,7 @@
  */
 import { createMessagesResponse, isMessagesEvent } from './anthropic-messages.js';
 import { isGrok } from './detect.js';
-import { learnMessagesTemplate } from './fast/anthropic-messages.js';
+import { learnMessagesTemplate } from '../fast/dialects/anthropic-messages.js';
 import { obj } from './helpers.js';
 import { defineDialect } from './types.js';
 

@@ -8,7 +8,7 @@
  * `custom_tool_call` items, so those do not make a response end in `tool_use`.
  */
 import { isGrok } from './detect.js';
-import { learnResponsesTemplate } from './fast/openai-responses.js';
+import { learnResponsesTemplate } from '../fast/dialects/openai-responses.js';
 import { obj } from './helpers.js';
 import { isResponsesEvent, responsesHandlers } from './openai-responses.js';
 import { defineDialect } from './types.js';

@@ -2,7 +2,7 @@
  * bytes → unified events as one fused stage: framer, decoder and normalizer
  * composed as plain function calls (no stream hop between them). Each frame's
  * text is first offered to the open response's templates (the raw-text fast
- * path, see dialects/fast/template.ts): a recognised text delta never goes
+ * path, see fast/template.ts): a recognised text delta never goes
  * through JSON.parse.
  */
 import type { DialectName, DialectOption, Frame, ProviderEvent, UnifiedEvent } from '../events.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { decodeWireBody } from '../../lib/dialects/fast/template.js';
+import { decodeWireBody } from '../../lib/framing/json-text.js';
 
 /** A JSON string body as the latin1 view of its UTF-8 bytes (what an event template captures). */
 const wire = (body: string): string => Buffer.from(body, 'utf8').toString('latin1');

@@ -1,5 +1,5 @@
 /**
- * SSE event templates (lib/dialects/fast/event-template.ts): whole events taken
+ * SSE event templates (lib/fast/event-template.ts): whole events taken
  * from the chunk's bytes must give what the ordinary path gives, at every chunk
  * boundary, positions on and off, whatever the bytes around and inside them: invalid UTF-8, non-ASCII
  * text and fields, other line endings, `id:` lines, comments, limits, a
@@ -9,7 +9,7 @@ import t, { type Test } from 'tap';
 import { FIXTURE_DIALECTS, generateToBuffer, wirefoldOptions } from '../../benchmarks/generate.js';
 import { chunkings, fixedChunks } from '../helpers/chunks.js';
 import { run, type Config } from '../helpers/fast-path.js';
-import { MAX_EVENT_CHUNK } from '../../lib/dialects/fast/event-template.js';
+import { MAX_EVENT_CHUNK } from '../../lib/fast/event-template.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';

@@ -1,5 +1,5 @@
 /**
- * The raw-text fast path (dialects/fast/*) must be invisible: every input
+ * The raw-text fast path (lib/fast/) must be invisible: every input
  * decodes to the same events (positions on and off) and the same finals with
  * it on and off, at several chunkings. Plus the texts that must not be taken
  * by a template, and a check that the fast path is really taken.
@@ -200,7 +200,7 @@ interface Variant {
  * Runs `head` (which teaches the templates), then each variant on its own in
  * the same position, then `tail`; asserts fast on = off, and whether the
  * variant reached JSON.parse. Twice: as is, and with head[teach] repeated, so
- * that an SSE event template has been learned from it (fast/event-template.ts)
+ * that an SSE event template has been learned from it (lib/fast/event-template.ts)
  * and the variant is first offered whole, as bytes.
  */
 function variants(t: Test, config: Config, head: string[], variantList: Variant[], tail: string[], event = '', teach = head.length - 1): void {
@@ -450,7 +450,7 @@ t.test('a layout that changes on every payload: same events, and learning gives 
 });
 
 t.test('unescapeJson decodes every escape as JSON.parse does', async (t) => {
-  const { unescapeJson } = await import('../../lib/dialects/fast/template.js');
+  const { unescapeJson } = await import('../../lib/framing/json-text.js');
   const samples = ['plain', '', 'a"b', 'back\\slash', 'tab\tnl\nret\rff\fbs\b', '\u0000\u001f\u007f', 'é東🙂', '\ud800', 'x\udfffy', '/slash/', '\u2028\u2029'];
   for (let i = 0; i < 500; i++) {
     let s = '';

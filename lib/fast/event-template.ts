@@ -30,9 +30,10 @@
  * strings, and `raw` hands a text capture on undecoded.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
-import { EVENT_CUT, EVENT_CUT_CLEAN } from '../../framing/lines.js';
-import { HIGH_BYTE, latin1, replacedInvalidUtf8, utf8 } from '../../framing/utf8.js';
-import { LearnedTemplates, decodeWireBody, escapeRe, readFilled, unescapeJson, type Template, type TemplateMatch } from './template.js';
+import { EVENT_CUT, EVENT_CUT_CLEAN } from '../framing/lines.js';
+import { HIGH_BYTE, latin1, replacedInvalidUtf8, utf8 } from '../framing/utf8.js';
+import { decodeWireBody, unescapeJson } from '../framing/json-text.js';
+import { LearnedTemplates, escapeRe, readFilled, type Template, type TemplateMatch } from './template.js';
 
 interface EventTemplate {
   readonly re: RegExp;

@@ -5,7 +5,7 @@
  * (Anthropic pads some payloads with spaces before the last brace).
  */
 import type { JsonObject } from '../../events.js';
-import { TemplateBuilder, type Template } from './template.js';
+import { TemplateBuilder, type Template } from '../template.js';
 
 export const TEXT = 1;
 export const THINKING = 2;

@@ -6,7 +6,7 @@
  * read are free.
  */
 import type { Json, JsonObject } from '../../events.js';
-import { TemplateBuilder, type Template } from './template.js';
+import { TemplateBuilder, type Template } from '../template.js';
 
 export const TEXT = 1;
 export const THOUGHT = 2;

@@ -4,7 +4,7 @@
  * frame text with one native regex match instead of JSON.parse.
  *
  * A template is learned from a payload the parse path has just handled: the
- * dialect's `learnTemplate` (fast/<dialect>.ts) walks the parsed object in its
+ * dialect's `learnTemplate` (lib/fast/dialects/<dialect>.ts) walks the parsed object in its
  * key order and says, key by key, whether the value is a constant (must be
  * equal), a field the handler reads (captured), or ignored by the handler
  * (`free`: any value of the same JSON type and shape). Any key it does not know
@@ -19,8 +19,8 @@
  * dialect; compiled regexes are shared through a bounded cache keyed by their
  * source.
  */
-import type { Json, JsonObject } from '../../events.js';
-import { latin1ToUtf8 } from '../../framing/utf8.js';
+import type { Json, JsonObject } from '../events.js';
+import { unescapeJson } from '../framing/json-text.js';
 
 /** JSON whitespace (the only whitespace JSON.parse accepts between tokens). */
 const WS = '[ \\t\\n\\r]*';
@@ -250,67 +250,6 @@ export class TemplateBuilder {
 function isEmptyObject(o: JsonObject): boolean {
   for (const _ in o) return false;
   return true;
-}
-
-/**
- * The value of a JSON string body that the template regex admitted (so every
- * backslash starts a valid escape), as JSON.parse would give it: cheaper than
- * parsing the quoted literal, which copies it twice.
- */
-export function unescapeJson(s: string, first = s.indexOf('\\')): string {
-  let out = '';
-  let from = 0;
-  // (`first`: where the caller already found the first backslash)
-  for (let b = first; ; b = s.indexOf('\\', from)) {
-    if (b === -1) return from === 0 ? s : out + s.slice(from);
-    out += s.slice(from, b);
-    const c = s.charCodeAt(b + 1);
-    from = b + 2;
-    switch (c) {
-      case 0x6e: // n
-        out += '\n';
-        break;
-      case 0x22: // "
-        out += '"';
-        break;
-      case 0x5c: // \
-        out += '\\';
-        break;
-      case 0x74: // t
-        out += '\t';
-        break;
-      case 0x72: // r
-        out += '\r';
-        break;
-      case 0x2f: // /
-        out += '/';
-        break;
-      case 0x62: // b
-        out += '\b';
-        break;
-      case 0x66: // f
-        out += '\f';
-        break;
-      case 0x75: // u: exactly four hex digits
-        out += String.fromCharCode(parseInt(s.slice(from, from + 4), 16));
-        from += 4;
-        break;
-      default:
-        // unreachable for a regex-admitted body; JSON.parse decides (and throws) like the parse path would
-        return JSON.parse('"' + s + '"') as string;
-    }
-  }
-}
-
-/**
- * A captured JSON string body in the latin1 view of valid UTF-8 bytes
- * (one character per byte, escapes undecoded: see TemplateMatch.raw), as
- * JSON.parse would give it.
- */
-export function decodeWireBody(s: string): string {
-  const text = latin1ToUtf8(s);
-  const b = text.indexOf('\\');
-  return b === -1 ? text : unescapeJson(text, b);
 }
 
 /** Compiled regexes by source, shared by every stream (bounded: past it, compile without caching). */

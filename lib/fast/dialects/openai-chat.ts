@@ -9,7 +9,7 @@
  * refusal take the parse path.
  */
 import type { Json, JsonObject } from '../../events.js';
-import { TemplateBuilder, type Template } from './template.js';
+import { TemplateBuilder, type Template } from '../template.js';
 
 export const DELTA = 1;
 /** A tool call's argument fragment: `"tool_calls":[{"index":0,"function":{"arguments":"…"}}]` (no id or name: not a new call). */

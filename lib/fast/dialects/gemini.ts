@@ -8,7 +8,7 @@
  * function call or a second part takes the parse path.
  */
 import type { Json, JsonObject } from '../../events.js';
-import { TemplateBuilder, type Template } from './template.js';
+import { TemplateBuilder, type Template } from '../template.js';
 
 export const TEXT = 1;
 export const THOUGHT = 2;
@@ -19,9 +19,9 @@ export const F_SIGNATURE = 2;
 /** usageMetadata, as JSON text */
 export const F_USAGE = 3;
 
-/** Top-level keys the handler never reports (see QUIET_TOP in gemini.ts). */
+/** Top-level keys the handler never reports (see QUIET_TOP in lib/dialects/gemini.ts). */
 const QUIET_TOP = new Set(['modelVersion', 'responseId', 'createTime', 'turnToken']);
-/** Candidate keys that are neither read nor reported (see QUIET_CANDIDATE in gemini.ts). */
+/** Candidate keys that are neither read nor reported (see QUIET_CANDIDATE in lib/dialects/gemini.ts). */
 const QUIET_CANDIDATE = new Set(['avgLogprobs', 'tokenCount']);
 
 function isObj(v: Json | undefined): v is JsonObject {

@@ -7,7 +7,7 @@
  * read (item_id of text deltas, logprobs, obfuscation, any new one) are free.
  */
 import type { JsonObject } from '../../events.js';
-import { TemplateBuilder, type Template } from './template.js';
+import { TemplateBuilder, type Template } from '../template.js';
 
 export const TEXT = 1;
 export const REFUSAL = 2;

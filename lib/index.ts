@@ -62,6 +62,24 @@ export { compose } from './pipeline/compose.js';
 export { events, finals, type ByteSource, type IterateOptions, type ResponseLike } from './pipeline/iterate.js';
 export { read, type Reading } from './pipeline/read.js';
 
+// Records mode: one capture per JSON Lines record, one output record each, in order; finals as flat rows
+export {
+  finalToRow,
+  records,
+  recordToRows,
+  RecordsTransform,
+  ROW_COLUMNS,
+  type FinalRow,
+  type RecordError,
+  type RecordErrorCode,
+  type RecordInput,
+  type RecordOutput,
+  type RecordRow,
+  type RecordRowColumns,
+  type RecordRowsOptions,
+  type RecordsOptions,
+} from './records/index.js';
+
 // Pure cores (no node:stream), for synchronous use and custom shells
 export { chain, runStage, type Emit, type Stage } from './stage.js';
 export { createSseFramer, type SseFramerOptions } from './framing/sse.js';

@@ -154,7 +154,13 @@ export function targetChecks(outputs: WorkerOutput[], chunkSizes: number[]): Tar
       const stages = find(o, cs, ['wirefold-stages']);
       if (stages !== undefined && stages.error === null) {
         const r = stages.medianMs / final.medianMs;
-        checks.push({ fixture: name, chunkSize: cs, target: 'separate stages within 1.3× of fused (time ratio)', value: `${fmt(r, 2)}×`, pass: r <= 1.3 });
+        // Issue 33: separate stages are plain (only documented items between them); compose() is the fast way.
+        checks.push({ fixture: name, chunkSize: cs, target: 'separate stages within 2× of fused (time ratio)', value: `${fmt(r, 2)}×`, pass: r <= 2 });
+        if (sdkFinals.length > 0) {
+          const best = Math.max(...sdkFinals.map((x) => x.mbps));
+          const q = stages.mbps / best;
+          checks.push({ fixture: name, chunkSize: cs, target: 'separate stages ≥ 4× fastest official SDK accumulator', value: `${fmt(q, 1)}×`, pass: q >= 4 });
+        }
         const hops = find(o, cs, ['wirefold-final-hops']);
         if (hops !== undefined && hops.error === null) {
           const q = hops.medianMs / final.medianMs;

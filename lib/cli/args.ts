@@ -5,7 +5,7 @@ import { FRAMING_OPTIONS, type FramingOption } from '../framing/detect.js';
 import { dialectNames } from '../dialects/registry.js';
 import { SEVERITY, type AnomalyCode, type Severity } from '../doctor/report.js';
 
-export type CliOut = 'frames' | 'events' | 'final' | 'text';
+export type CliOut = 'frames' | 'events' | 'final' | 'text' | 'rows';
 
 export interface CliOptions {
   command: 'run' | 'doctor' | 'help' | 'doctor-help' | 'version';
@@ -20,6 +20,12 @@ export interface CliOptions {
   audioOut: string | null;
   /** doctor: one JSON report per input instead of the text. */
   json: boolean;
+  /** --records: each input line is a JSON record holding one capture; one output line per input line. */
+  records: boolean;
+  /** --records: the record fields of the capture's text, base64 bytes and file path. */
+  bodyField: string;
+  base64Field: string;
+  pathField: string;
   files: string[];
 }
 
@@ -105,9 +111,12 @@ has one, 2 on bad usage or when an input cannot be read (named on stderr; the
 other inputs are still examined). When several apply, the highest wins.`;
 
 /** Options of the stream modes that doctor does not take. */
-const RUN_ONLY = ['out', 'raw', 'positions', 'strict', 'progress', 'audio-out'] as const;
+const RUN_ONLY = ['out', 'raw', 'positions', 'strict', 'progress', 'audio-out', 'records', 'body-field', 'base64-field', 'path-field'] as const;
 
-const OUTS: CliOut[] = ['frames', 'events', 'final', 'text'];
+const OUTS: CliOut[] = ['frames', 'events', 'final', 'text', 'rows'];
+
+/** The options naming a record field, which only --records reads. */
+const FIELD_OPTIONS = ['body-field', 'base64-field', 'path-field'] as const;
 
 export const USAGE = `Usage: wirefold [options] [file ...]
        wirefold doctor [options] [file ...]
@@ -118,7 +127,9 @@ writes one JSON object per line (or plain text with --out text, its errors
 on stderr).
 
 Options:
-  --out <mode>        frames | events | final | text (default: events)
+  --out <mode>        frames | events | final | text | rows (default: events);
+                      rows: one flat row per final, the same columns for
+                      every dialect
 ${DIALECT_HELP}
 ${FRAMING_HELP}
   --raw               include raw events (provider events with no unified type)
@@ -131,6 +142,18 @@ ${FRAMING_HELP}
   -h, --help          show this help
   -v, --version       show the version
 
+Records (log reprocessing: one line in, one line out, as mappers need):
+  --records           read JSON Lines, each record holding one whole capture
+                      in "body", "body_base64" or "path" (a file, relative to
+                      the current directory); write one JSON line per input
+                      line, in order: the record's other fields with
+                      "finals", or with "error": {code, message} when the
+                      record is bad (a blank line is). --out rows: a row per
+                      final, the record's fields as record_<name>
+  --body-field <f>    the field of the capture's text (default: body)
+  --base64-field <f>  the field of its bytes in base64 (default: body_base64)
+  --path-field <f>    the field of its file's path (default: path)
+
 Commands:
   doctor              per response: framing, dialect, event counts, stop
                       reason, usage and every anomaly found, with byte
@@ -139,7 +162,9 @@ Commands:
 Exit status: 0 on success (errors in the stream appear in the output); 1 when
 --strict stops on an error or doctor finds an error; 2 on bad usage, or when
 an input cannot be read (named on stderr; the other inputs are still read).
-When several apply, the highest wins: 2 over 1 over 0.`;
+When several apply, the highest wins: 2 over 1 over 0. With --records, a bad
+record or a capture's error (--strict too) is an output line, not a failure:
+the status is 0, or 2.`;
 
 export function parseCli(argv: string[]): CliOptions {
   let parsed;
@@ -159,6 +184,10 @@ export function parseCli(argv: string[]): CliOptions {
         progress: { type: 'boolean' },
         'audio-out': { type: 'string' },
         json: { type: 'boolean' },
+        records: { type: 'boolean' },
+        'body-field': { type: 'string' },
+        'base64-field': { type: 'string' },
+        'path-field': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -185,8 +214,14 @@ export function parseCli(argv: string[]): CliOptions {
   if (dialect !== 'auto' && !dialectNames.includes(dialect)) {
     throw new UsageError(`unknown --dialect '${v.dialect}' (expected auto, ${dialectNames.join(', ')})`);
   }
-  const out = (v.out ?? 'events') as CliOut;
+  const records = v.records ?? false;
+  const out = (v.out ?? (records ? 'final' : 'events')) as CliOut;
   if (!OUTS.includes(out)) throw new UsageError(`unknown --out '${v.out}' (expected ${OUTS.join(', ')})`);
+  const fields = recordFields(v, records);
+  if (records) {
+    if (out !== 'final' && out !== 'rows') throw new UsageError(`--records writes records with their finals (the default, --out final) or rows (--out rows), not --out ${out}`);
+    if (v['audio-out'] !== undefined) throw new UsageError('--audio-out is not an option of --records');
+  }
   return {
     command,
     framing,
@@ -199,8 +234,24 @@ export function parseCli(argv: string[]): CliOptions {
     progress: v.progress ?? null,
     audioOut: v['audio-out'] ?? null,
     json: v.json ?? false,
+    records,
+    ...fields,
     files: files.length === 0 ? ['-'] : files,
   };
+}
+
+/** The record field names of --records: given only with it, non-empty, three different names. */
+function recordFields(v: Partial<Record<(typeof FIELD_OPTIONS)[number], string>>, records: boolean): Pick<CliOptions, 'bodyField' | 'base64Field' | 'pathField'> {
+  for (const name of FIELD_OPTIONS) {
+    if (v[name] === undefined) continue;
+    if (!records) throw new UsageError(`--${name} is an option of --records`);
+    if (v[name] === '') throw new UsageError(`--${name} needs a field name`);
+  }
+  const fields = { bodyField: v['body-field'] ?? 'body', base64Field: v['base64-field'] ?? 'body_base64', pathField: v['path-field'] ?? 'path' };
+  if (new Set(Object.values(fields)).size < 3) {
+    throw new UsageError(`--body-field, --base64-field and --path-field name the same field (${fields.bodyField}, ${fields.base64Field}, ${fields.pathField})`);
+  }
+  return fields;
 }
 
 function defaults(): CliOptions {
@@ -216,6 +267,10 @@ function defaults(): CliOptions {
     progress: null,
     audioOut: null,
     json: false,
+    records: false,
+    bodyField: 'body',
+    base64Field: 'body_base64',
+    pathField: 'path',
     files: ['-'],
   };
 }

@@ -22,6 +22,9 @@ import { DOCTOR_USAGE, EXIT_FAILED, EXIT_OK, EXIT_USAGE, parseCli, USAGE, UsageE
 import { InputError, inputName, openInput, reason, type Input } from './input.js';
 import { Output } from './output.js';
 import { TERMINAL_HINT, type CliIO } from './io.js';
+import { records } from '../records/transform.js';
+import { finalToRow, recordToRows } from '../records/row.js';
+import type { RecordOutput } from '../records/types.js';
 
 export type { CliIO } from './io.js';
 export { TERMINAL_HINT } from './io.js';
@@ -69,21 +72,23 @@ function makeStage(opts: CliOptions, file: string, index: number, report: (ev: E
     positions: opts.positions || opts.strict,
     strict: opts.strict,
   });
+  const finals = opts.out === 'final' || opts.out === 'rows';
   if (opts.audioOut === null) {
     // as createStream: text deltas go straight into the final result / text output
-    if (opts.out === 'final') return fuseText(guarded, createFusableFinalAccumulator());
+    if (finals) return fuseText(guarded, createFusableFinalAccumulator());
     if (opts.out === 'text') return fuseText(guarded, textReportingErrors(report));
     return guarded;
   }
   const prefix = `${String(index + 1).padStart(2, '0')}-${file === '-' ? 'stdin' : basename(file).replace(/[^A-Za-z0-9_.-]/g, '_')}`;
   const events = chain(guarded, createAudioWriter(opts.audioOut, prefix));
-  if (opts.out === 'final') return chain(events, createFusableFinalAccumulator());
+  if (finals) return chain(events, createFusableFinalAccumulator());
   if (opts.out === 'text') return chain(events, textReportingErrors(report));
   return events;
 }
 
 function formatter(opts: CliOptions): (item: Item) => string | null {
   if (opts.out === 'text') return (item) => item as string;
+  if (opts.out === 'rows') return (item) => JSON.stringify(finalToRow(item as FinalResult)) + '\n';
   const stripAt = opts.strict && !opts.positions && opts.out === 'events';
   if (opts.out === 'events') {
     return (item) => {
@@ -204,6 +209,63 @@ async function runFile(file: string, index: number, opts: CliOptions, io: CliIO,
   return { code: EXIT_OK, stop: false };
 }
 
+/**
+ * --records: one input's lines as records, one output line each (a row per
+ * final with --out rows), written as each is done, in input order. Bad
+ * records are output lines; only the input itself failing is told on stderr.
+ */
+async function runRecords(file: string, opts: CliOptions, io: CliIO, output: Output): Promise<Outcome> {
+  let input: Input;
+  try {
+    input = await openInput(file, io);
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    await output.diagnostic(`${inputName(file)}: ${err.message}`);
+    return { code: EXIT_USAGE, stop: false };
+  }
+  const stream = records({
+    dialect: opts.dialect,
+    framing: opts.framing,
+    strict: opts.strict,
+    bodyField: opts.bodyField,
+    base64Field: opts.base64Field,
+    pathField: opts.pathField,
+  });
+  const format =
+    opts.out === 'rows'
+      ? (r: RecordOutput) => recordToRows(r).map((row) => JSON.stringify(row) + '\n').join('')
+      : (r: RecordOutput) => JSON.stringify(r) + '\n';
+  let inputError: unknown = null;
+  const source = input.stream;
+  const onError = (err: unknown): void => {
+    // the input failed mid-way: what was read is still written (an unended last line as a record), then the failure is told
+    inputError = err;
+    source.unpipe(stream);
+    stream.end();
+  };
+  source.on('error', onError);
+  source.pipe(stream);
+  try {
+    for await (const record of stream as AsyncIterable<RecordOutput>) {
+      if (!(await output.text(format(record)))) {
+        // stdout gone (its reader closed it): stop quietly, as cat does on SIGPIPE
+        source.unpipe(stream);
+        input.close();
+        stream.destroy();
+        return { code: EXIT_OK, stop: true };
+      }
+    }
+  } finally {
+    source.off('error', onError);
+  }
+  if (inputError !== null) {
+    // the next inputs are still read
+    await output.diagnostic(`${input.name}: ${reason(inputError)}`);
+    return { code: EXIT_USAGE, stop: false };
+  }
+  return { code: EXIT_OK, stop: false };
+}
+
 export async function main(argv: string[], io: CliIO): Promise<number> {
   let opts: CliOptions;
   try {
@@ -231,7 +293,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   const output = new Output(io);
   let code = EXIT_OK;
   for (const [index, file] of opts.files.entries()) {
-    const outcome = await runFile(file, index, opts, io, output);
+    const outcome = opts.records ? await runRecords(file, opts, io, output) : await runFile(file, index, opts, io, output);
     code = worse(code, outcome.code);
     if (outcome.stop) break;
   }

@@ -9,8 +9,6 @@
 import type { Json, JsonObject, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
 import { doneEvent, errorEvent, num, obj, str, usageEvent } from './helpers.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
-import { F_INDEX, F_VALUE, INPUT_JSON, TEXT, THINKING, learnMessagesTemplate } from '../fast/dialects/anthropic-messages.js';
-import type { TemplateMatch } from '../fast/template.js';
 
 type BlockKind = 'text' | 'thinking' | 'tool' | 'other';
 
@@ -40,12 +38,30 @@ const STOP_REASONS: Record<string, StopReason> = {
 const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
 
 /**
+ * A Messages response's handler, with the delta mapping that both the parse
+ * path (onBlockDelta) and the template path (lib/fast/dialects/anthropic-messages.ts)
+ * go through.
+ */
+export interface MessagesResponse extends ResponseHandler {
+  /** The block a delta refers to: starts the response if needed (content before message_start); the block's unified index. */
+  blockIndex(providerIndex: number | undefined): number;
+  /** A text (reasoning: thinking) delta, not empty, of the block blockIndex gave. */
+  textDelta(index: number, reasoning: boolean, text: string): void;
+  /** The open tool block an input_json_delta refers to, if any (else the delta is raw). */
+  openTool(providerIndex: number | undefined): MessagesBlock | undefined;
+  /** An input_json_delta fragment, not empty, of an open tool block: kept for its tool_call_done, and emitted. */
+  argsDelta(block: MessagesBlock, part: string): void;
+}
+
+export type MessagesBlock = Block;
+
+/**
  * One response's handler. Index remapping is applied for every endpoint, not
  * only xAI: Anthropic never reuses a block index within a message, so there the
  * map is the identity and costs one Map lookup per event, while a single code
  * path keeps both dialects identical (and tolerates proxies with the xAI quirk).
  */
-export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
+export function createMessagesResponse(ctx: DialectContext): MessagesResponse {
   let startEmitted = false;
   let startUsage: JsonObject | undefined;
   let usageEmitted = false;
@@ -179,35 +195,32 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
       self.ensureStarted();
       const delta = obj(payload['delta']);
       const providerIndex = num(payload['index']);
-      const block = self.blockFor(providerIndex);
-      const index = block?.index ?? providerIndex ?? 0;
       switch (str(delta?.['type'])) {
         case 'text_delta': {
           const text = str(delta!['text']);
-          if (text !== undefined && text !== '') self.emit({ type: 'text_delta', index, text });
+          if (text !== undefined && text !== '') self.textDelta(self.blockIndex(providerIndex), false, text);
           else self.raw(payload);
           return;
         }
         case 'thinking_delta': {
           // An empty thinking_delta precedes signature_delta: not reasoning text.
           const text = str(delta!['thinking']);
-          if (text !== undefined && text !== '') self.emit({ type: 'reasoning_delta', index, text });
+          if (text !== undefined && text !== '') self.textDelta(self.blockIndex(providerIndex), true, text);
           else self.raw(payload);
           return;
         }
         case 'signature_delta': {
           const signature = str(delta!['signature']);
-          if (signature !== undefined && signature !== '') self.emit({ type: 'signature', index, signature, kind: 'signature_delta' });
+          if (signature !== undefined && signature !== '') self.emit({ type: 'signature', index: self.blockIndex(providerIndex), signature, kind: 'signature_delta' });
           else self.raw(payload);
           return;
         }
         case 'input_json_delta': {
           const part = str(delta!['partial_json']);
           // A fragment after its block stopped (a proxy's replay) is raw: the call's done already went out.
-          if (block !== undefined && block.kind === 'tool' && block.open && part !== undefined && part !== '') {
-            block.args.push(part);
-            self.emit({ type: 'tool_call_delta', index, id: block.id, argumentsDelta: part });
-          } else self.raw(payload); // empty fragment (the tool still gets its done at stop) or no tool block
+          const block = self.openTool(providerIndex);
+          if (block !== undefined && part !== undefined && part !== '') self.argsDelta(block, part);
+          else self.raw(payload); // empty fragment (the tool still gets its done at stop) or no tool block
           return;
         }
         default:
@@ -215,32 +228,26 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
       }
     },
 
-    /** onBlockDelta for a text, thinking or input_json delta recognised from the frame text; false when the parse path must decide (raw). */
-    onTemplate(m: TemplateMatch): boolean {
-      if (!m.filled(F_VALUE)) return false;
-      const providerIndex = m.int(F_INDEX);
+    // ---- the delta mapping (see MessagesResponse) ----
+
+    blockIndex(providerIndex: number | undefined): number {
+      self.ensureStarted();
+      return self.blockFor(providerIndex)?.index ?? providerIndex ?? 0;
+    },
+
+    textDelta(index: number, reasoning: boolean, text: string): void {
+      self.emit(reasoning ? { type: 'reasoning_delta', index, text } : { type: 'text_delta', index, text });
+    },
+
+    openTool(providerIndex: number | undefined): Block | undefined {
       const block = self.blockFor(providerIndex);
-      const index = block?.index ?? providerIndex ?? 0;
-      switch (m.kind) {
-        case TEXT:
-          self.ensureStarted();
-          if (!ctx.takeText(false, index, -1, m, F_VALUE)) self.emit({ type: 'text_delta', index, text: m.str(F_VALUE)! });
-          return true;
-        case THINKING:
-          self.ensureStarted();
-          if (!ctx.takeText(true, index, -1, m, F_VALUE)) self.emit({ type: 'reasoning_delta', index, text: m.str(F_VALUE)! });
-          return true;
-        case INPUT_JSON: {
-          if (block === undefined || block.kind !== 'tool' || !block.open) return false;
-          self.ensureStarted();
-          const value = m.str(F_VALUE)!;
-          block.args.push(value);
-          self.emit({ type: 'tool_call_delta', index, id: block.id, argumentsDelta: value });
-          return true;
-        }
-        default:
-          return false;
-      }
+      return block !== undefined && block.kind === 'tool' && block.open ? block : undefined;
+    },
+
+    argsDelta(block: Block, part: string): void {
+      self.ensureStarted();
+      block.args.push(part);
+      self.emit({ type: 'tool_call_delta', index: block.index, id: block.id, argumentsDelta: part });
     },
 
     onBlockStop(payload: JsonObject): void {
@@ -334,8 +341,10 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
           self.raw(p); // ping, keep-alives, unknown types
       }
     },
-    onTemplate: self.onTemplate,
-    learnTemplate: learnMessagesTemplate,
+    blockIndex: self.blockIndex,
+    textDelta: self.textDelta,
+    openTool: self.openTool,
+    argsDelta: self.argsDelta,
     onDoneSentinel() {
       // Anthropic sends no [DONE]; a proxy that appends one after message_delta has said how it ended.
       if (sawMessageDelta) self.finish();
@@ -351,7 +360,7 @@ export function createMessagesResponse(ctx: DialectContext): ResponseHandler {
     },
     // a data field, not a getter: an accessor would put the handler in dictionary mode (see normalizer.ts)
     started: false as boolean,
-  } satisfies ResponseHandler;
+  } satisfies MessagesResponse;
   return handler;
 }
 
@@ -427,6 +436,5 @@ export const anthropicMessages = defineDialect({
   family: 'messages',
   // Every Messages event: xai-messages, before it in the registry, has taken a grok model's message_start.
   detect: isMessagesEvent,
-  fast: { learnTemplate: learnMessagesTemplate },
   createResponse: createMessagesResponse,
 });

@@ -7,8 +7,6 @@
 import type { Json, JsonObject, StopReason, UnifiedEvent, Usage } from '../events.js';
 import { doneEvent, errorEvent, isObject, num, obj, providerError, str, sum, usageEvent } from './helpers.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
-import { ARGUMENTS, F_EVENT_ID, F_EVENT_NUMBER, F_INDEX, F_TEXT, TEXT, THOUGHT, learnInteractionsTemplate } from '../fast/dialects/gemini-interactions.js';
-import type { TemplateMatch } from '../fast/template.js';
 
 function stopReasonOf(status: string | undefined): StopReason {
   switch (status) {
@@ -40,7 +38,23 @@ export function interactionsUsage(u: JsonObject): Usage {
   };
 }
 
-interface OpenCall {
+/**
+ * An Interactions response's handler, with the delta mapping that both the
+ * parse path (stepDelta) and the template path
+ * (lib/fast/dialects/gemini-interactions.ts) go through.
+ */
+export interface InteractionsResponse extends ResponseHandler {
+  /** The payload being handled has this event_id: the cursor of its events. */
+  at(cursor: string | number | undefined): void;
+  /** A text (reasoning: thought summary) delta, not empty, of step `index`. */
+  textDelta(index: number, reasoning: boolean, text: string): void;
+  /** The function call step `index` began, if any (else its arguments are raw). */
+  openCall(index: number): InteractionsCall | undefined;
+  /** An arguments fragment, not empty, of the call of step `index`: kept for its tool_call_done, and emitted. */
+  argsDelta(index: number, call: InteractionsCall, text: string): void;
+}
+
+export interface InteractionsCall {
   id: string;
   name: string;
   deltas: string[];
@@ -48,11 +62,11 @@ interface OpenCall {
   initial: Json | undefined;
 }
 
-function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
+function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
   /** Interaction id learned before the response began (a resumed stream's status update). */
   let knownId: string | null = null;
   let cursor: string | number | undefined;
-  const calls = new Map<number, OpenCall>();
+  const calls = new Map<number, InteractionsCall>();
 
   const self = {
     emit(ev: UnifiedEvent): void {
@@ -70,7 +84,7 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
       self.emit({ type: 'start', id: id ?? knownId, model });
     },
 
-    closeCall(index: number, call: OpenCall): void {
+    closeCall(index: number, call: InteractionsCall): void {
       calls.delete(index);
       let args: string;
       if (call.deltas.length > 0) args = call.deltas.join('');
@@ -110,13 +124,13 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
         case 'text': {
           const text = str(delta['text']);
           if (text === undefined || text === '') break;
-          self.emit({ type: 'text_delta', index, text });
+          self.textDelta(index, false, text);
           return;
         }
         case 'thought_summary': {
           const text = str(obj(delta['content'])?.['text']) ?? str(delta['text']);
           if (text === undefined || text === '') break;
-          self.emit({ type: 'reasoning_delta', index, text });
+          self.textDelta(index, true, text);
           return;
         }
         case 'thought_signature': {
@@ -126,13 +140,12 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
           return;
         }
         case 'arguments_delta': {
-          const call = calls.get(index);
+          const call = self.openCall(index);
           const value = delta['arguments'];
           const text = typeof value === 'string' ? value : isObject(value) ? JSON.stringify(value) : undefined;
           // Without its step.start the call has no name: keep the payload whole instead.
           if (call === undefined || text === undefined || text === '') break;
-          call.deltas.push(text);
-          self.emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: text });
+          self.argsDelta(index, call, text);
           return;
         }
       }
@@ -185,46 +198,38 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
       }
     },
 
-    /** A step.delta recognised from the frame text: what onPayload → stepDelta does for it; false for what ends up raw. */
-    onTemplate(m: TemplateMatch): boolean {
-      if (!handler.started) return false;
-      const index = m.int(F_INDEX);
-      if (index === undefined || !m.filled(F_TEXT)) return false;
-      switch (m.kind) {
-        case TEXT:
-          cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
-          if (!ctx.takeText(false, index, -1, m, F_TEXT)) self.emit({ type: 'text_delta', index, text: m.str(F_TEXT)! });
-          return true;
-        case THOUGHT:
-          cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
-          if (!ctx.takeText(true, index, -1, m, F_TEXT)) self.emit({ type: 'reasoning_delta', index, text: m.str(F_TEXT)! });
-          return true;
-        case ARGUMENTS: {
-          const call = calls.get(index);
-          if (call === undefined) return false;
-          cursor = m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER);
-          const text = m.str(F_TEXT)!;
-          call.deltas.push(text);
-          self.emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: text });
-          return true;
-        }
-        default:
-          return false;
-      }
+    // ---- the delta mapping (see InteractionsResponse) ----
+
+    at(c: string | number | undefined): void {
+      cursor = c;
     },
 
+    textDelta(index: number, reasoning: boolean, text: string): void {
+      self.emit(reasoning ? { type: 'reasoning_delta', index, text } : { type: 'text_delta', index, text });
+    },
+
+    openCall(index: number): InteractionsCall | undefined {
+      return calls.get(index);
+    },
+
+    argsDelta(index: number, call: InteractionsCall, text: string): void {
+      call.deltas.push(text);
+      self.emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: text });
+    },
   };
 
   const handler = {
-    onTemplate: self.onTemplate,
-    learnTemplate: learnInteractionsTemplate,
+    at: self.at,
+    textDelta: self.textDelta,
+    openCall: self.openCall,
+    argsDelta: self.argsDelta,
     onPayload(payload) {
       if (!isObject(payload)) {
         self.raw(payload);
         return;
       }
       const eventId = payload['event_id'];
-      cursor = typeof eventId === 'string' || typeof eventId === 'number' ? eventId : undefined;
+      self.at(typeof eventId === 'string' || typeof eventId === 'number' ? eventId : undefined);
       // `type` is accepted too: auto-detection also recognizes payloads by it.
       const type = str(payload['event_type']) ?? str(payload['type']);
       switch (type) {
@@ -285,7 +290,7 @@ function createInteractionsResponse(ctx: DialectContext): ResponseHandler {
     },
     // a data field, not a getter: an accessor would put the handler in dictionary mode (see normalizer.ts)
     started: false as boolean,
-  } satisfies ResponseHandler;
+  } satisfies InteractionsResponse;
   return handler;
 }
 
@@ -298,6 +303,5 @@ export const geminiInteractions = defineDialect({
     const type = str(payload['type']);
     return type !== undefined && (type.startsWith('interaction.') || type.startsWith('step.'));
   },
-  fast: { learnTemplate: learnInteractionsTemplate },
   createResponse: createInteractionsResponse,
 });

@@ -18,8 +18,6 @@ import type { DoneEvent, Json, JsonObject, StopReason, UnifiedEvent, Usage } fro
 import { arr, doneEvent, errorEvent, isObject, num, obj, str, sum, usageEvent } from './helpers.js';
 import { isKeepAlive } from './detect.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
-import { F_CANDIDATE, F_SIGNATURE, F_TEXT, F_USAGE, THOUGHT, learnGeminiTemplate } from '../fast/dialects/gemini.js';
-import type { TemplateMatch } from '../fast/template.js';
 
 /** finishReason values that mean the output was withheld for policy reasons. */
 const REFUSAL_REASONS = new Set([
@@ -306,6 +304,26 @@ interface CandidateState {
   finishReason: string | null;
 }
 
+/**
+ * A generateContent response's handler, with the text mapping that both the
+ * parse path (part) and the template path (lib/fast/dialects/gemini.ts) go
+ * through.
+ */
+export interface GeminiResponse extends ResponseHandler {
+  /** Candidate k's state (made on first sight), or null once it has a finishReason: its next chunk ends the response. */
+  openCandidate(k: number): GeminiCandidate | null;
+  /** The chunk's usageMetadata: parsed, or its JSON text (parsed only if it stays the last). */
+  setUsage(u: JsonObject | string): void;
+  /** A text (thought) part of candidate c: a call still open ends, the text (thought) block goes on or a new one opens; its index. */
+  textBlock(c: GeminiCandidate, thought: boolean): number;
+  /** A text (reasoning: thought) delta, not empty, of block `index` of candidate c. */
+  textDelta(c: GeminiCandidate, index: number, thought: boolean, text: string): void;
+  /** A thoughtSignature, not empty, of block `index` of candidate c. */
+  signature(c: GeminiCandidate, index: number, sig: string): void;
+}
+
+export type GeminiCandidate = CandidateState;
+
 /** Top-level keys that carry nothing beyond what the unified events already say. */
 const QUIET_TOP = new Set(['candidates', 'usageMetadata', 'modelVersion', 'responseId', 'createTime', 'turnToken']);
 /** Candidate keys handled here or pure per-chunk scalars. */
@@ -324,7 +342,7 @@ function isEmptyValue(v: Json | undefined): boolean {
   return false;
 }
 
-function createGeminiResponse(ctx: DialectContext): ResponseHandler {
+function createGeminiResponse(ctx: DialectContext): GeminiResponse {
   /** The last usageMetadata; its JSON text while it came through the fast path (parsed only if it stays the last). */
   let usage: JsonObject | string | null = null;
   const candidates: CandidateState[] = [];
@@ -357,6 +375,27 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
       c.kind = kind;
       c.current = c.blocks++;
       return c.current;
+    },
+
+    // ---- the text mapping (see GeminiResponse) ----
+
+    openCandidate(k: number): CandidateState | null {
+      for (const c of candidates) if (c.choice === k && c.finishReason !== null) return null;
+      return self.candidate(k);
+    },
+
+    setUsage(u: JsonObject | string): void {
+      usage = u;
+    },
+
+    textBlock(c: CandidateState, thought: boolean): number {
+      const kind: BlockKind = thought ? 'thought' : 'text';
+      self.closeCall(c);
+      return c.kind === kind ? c.current : self.openBlock(c, kind);
+    },
+
+    textDelta(c: CandidateState, index: number, thought: boolean, text: string): void {
+      self.out(c, thought ? { type: 'reasoning_delta', index, text } : { type: 'text_delta', index, text });
     },
 
     signature(c: CandidateState, index: number, sig: string): void {
@@ -433,13 +472,9 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
       const text = str(p['text']);
       if (text !== undefined) {
         if (text === '' && (sig === undefined || sig === '')) return notable;
-        const kind: BlockKind = p['thought'] === true ? 'thought' : 'text';
-        self.closeCall(c);
-        const index = c.kind === kind ? c.current : self.openBlock(c, kind);
-        if (text !== '') {
-          if (kind === 'thought') self.out(c, { type: 'reasoning_delta', index, text });
-          else self.out(c, { type: 'text_delta', index, text });
-        }
+        const thought = p['thought'] === true;
+        const index = self.textBlock(c, thought);
+        if (text !== '') self.textDelta(c, index, thought, text);
         if (sig !== undefined && sig !== '') self.signature(c, index, sig);
         return notable;
       }
@@ -540,7 +575,7 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
         self.emit({ type: 'start', id: str(payload['responseId']) ?? null, model: str(payload['modelVersion']) ?? null });
       }
       const u = obj(payload['usageMetadata']);
-      if (u !== undefined) usage = u;
+      if (u !== undefined) self.setUsage(u);
       let notable = false;
       for (const k in payload) {
         if (!QUIET_TOP.has(k) && !isEmptyValue(payload[k])) {
@@ -576,41 +611,15 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
         self.emit(doneEvent('refusal', blockReason));
       } else self.finishNormally();
     },
-
-    /**
-     * A one-candidate text or thought chunk recognised from the frame text: what
-     * onPayload does for it; false for a chunk that would end the response or
-     * map to nothing.
-     */
-    onTemplate(m: TemplateMatch): boolean {
-      if (!handler.started) return false;
-      if (!m.filled(F_TEXT)) return false;
-      const k = m.int(F_CANDIDATE) ?? 0;
-      // Not finishing: the response ends when every candidate has a finishReason, and this one gets none.
-      for (const c of candidates) if (c.choice === k && c.finishReason !== null) return false;
-      emitted = 0;
-      const u = m.json(F_USAGE);
-      if (u !== undefined) usage = u;
-      const c = self.candidate(k);
-      const kind: BlockKind = m.kind === THOUGHT ? 'thought' : 'text';
-      self.closeCall(c);
-      const index = c.kind === kind ? c.current : self.openBlock(c, kind);
-      if (c.choice === 0 && ctx.takeText(kind === 'thought', index, -1, m, F_TEXT)) emitted++;
-      else {
-        const text = m.str(F_TEXT)!;
-        self.out(c, kind === 'thought' ? { type: 'reasoning_delta', index, text } : { type: 'text_delta', index, text });
-      }
-      const sig = m.str(F_SIGNATURE);
-      if (sig !== undefined && sig !== '') self.signature(c, index, sig);
-      return true;
-    },
-
   };
 
   const handler = {
     onPayload: self.onPayload,
-    onTemplate: self.onTemplate,
-    learnTemplate: learnGeminiTemplate,
+    openCandidate: self.openCandidate,
+    setUsage: self.setUsage,
+    textBlock: self.textBlock,
+    textDelta: self.textDelta,
+    signature: self.signature,
     onDoneSentinel() {
       // `[DONE]` is not part of this dialect; a proxy's sentinel before finishReason ends the response cut short.
       if (!handler.started) {
@@ -629,7 +638,7 @@ function createGeminiResponse(ctx: DialectContext): ResponseHandler {
     },
     // a data field, not a getter: an accessor would put the handler in dictionary mode (see normalizer.ts)
     started: false as boolean,
-  } satisfies ResponseHandler;
+  } satisfies GeminiResponse;
   return handler;
 }
 
@@ -638,6 +647,5 @@ export const gemini = defineDialect({
   family: 'gemini',
   // generateContent's chunks (SSE or a JSON array); gemini-live, before it in the registry, has taken Live's messages.
   detect: (payload) => !isKeepAlive(payload) && ('candidates' in payload || 'usageMetadata' in payload || 'promptFeedback' in payload),
-  fast: { learnTemplate: learnGeminiTemplate },
   createResponse: createGeminiResponse,
 });

@@ -16,6 +16,7 @@ import { createResponseLimits, type DialectLimitOptions } from './limits.js';
 import { resolveLimits } from '../limits.js';
 import { TemplateStore, type TemplateMatch } from '../fast/template.js';
 import { EventTemplateStore } from '../fast/event-template.js';
+import { fastOf, type FastContext, type FastDialect } from '../fast/registry.js';
 import type { Unframed } from '../framing/sse.js';
 
 export interface NormalizerOptions extends DialectLimitOptions {
@@ -98,6 +99,8 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
   }
   if (requested !== 'auto') options.onDialect?.(requested);
   let handler: ResponseHandler | null = null;
+  /** The fast path of the dialect of `handler` (set with it), if it has one. */
+  let fast: FastDialect | null = null;
   let out: Emit<UnifiedEvent> = () => {};
   const undetected: ProviderEvent[] = [];
   let reportedUtf8 = false;
@@ -141,7 +144,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       }
       return sink(reasoning, index, contentIndex, m.str(f)!);
     },
-  } satisfies DialectContext;
+  } satisfies DialectContext & FastContext;
 
   function handle(pe: ProviderEvent): void {
     if (missed !== null && pe.kind !== 'json') missed = null;
@@ -217,12 +220,15 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       options.onDialect?.(self.dialect);
       replayUndetected();
     }
-    const h = (handler ??= dialects[self.dialect].createResponse(ctx));
-    h.onPayload(payload, pe.event);
+    if (handler === null) {
+      handler = dialects[self.dialect].createResponse(ctx);
+      fast = fastOf(self.dialect);
+    }
+    handler.onPayload(payload, pe.event);
     if (missed !== null) {
       const text = missed;
       missed = null;
-      if (h.learnTemplate !== undefined) templates.learn(h.learnTemplate(payload), text);
+      if (fast !== null) templates.learn(fast.learnTemplate(payload), text);
     }
   }
 
@@ -290,7 +296,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     ctx.frame = n;
     // (left set if onTemplate throws: harmless, ctx.takeText is only called from onTemplate)
     sink = textSink;
-    const handled = handler!.onTemplate!(match);
+    const handled = fast!.onTemplate(handler!, match, ctx);
     sink = null;
     return handled;
   }
@@ -302,7 +308,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
     },
     pushText(text, n, a, emit) {
       missed = null;
-      if (handler?.onTemplate === undefined) return false;
+      if (handler === null || fast === null) return false;
       if (templates.match(text)) return takeMatch(templates, n, a, emit);
       if (templates.learning) missed = text;
       return false;
@@ -314,7 +320,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
       events.newChunk();
     },
     pushEvent(buf, pos, limit, n, a, emit) {
-      if (handler?.onTemplate === undefined) return -1;
+      if (handler === null || fast === null) return -1;
       const end = events.match(buf, pos, limit);
       if (end < 0) return end; // -1, or EVENT_CUT(_CLEAN) for the line splitter
       return takeMatch(events, n, a, emit) ? end : -1;

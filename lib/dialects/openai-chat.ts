@@ -13,8 +13,6 @@ import type {
 } from '../events.js';
 import { arr, doneEvent, errorEvent, isObject, num, obj, providerError, str, usageEvent } from './helpers.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
-import { F_ARGUMENTS, F_CHOICE, F_CONTENT, F_REASONING, F_REASONING_CONTENT, F_TOOL, TOOL_ARGS, learnChatTemplate } from '../fast/dialects/openai-chat.js';
-import type { Template, TemplateMatch } from '../fast/template.js';
 
 export interface ChatDialectOptions {
   /**
@@ -26,7 +24,7 @@ export interface ChatDialectOptions {
 }
 
 /** One `tool_calls[]` entry being assembled. */
-interface ToolCall {
+export interface ChatToolCall {
   /** `tool_calls[].index` (the event `index`). */
   readonly index: number;
   readonly id: string;
@@ -41,9 +39,9 @@ interface ToolCall {
 interface Choice {
   readonly k: number;
   /** Latest call per `tool_calls[].index`; null until the first call. */
-  calls: Map<number, ToolCall> | null;
+  calls: Map<number, ChatToolCall> | null;
   /** Started, not yet done, in start order. */
-  open: ToolCall[];
+  open: ChatToolCall[];
   hadToolCalls: boolean;
   finishReason: string | null;
 }
@@ -51,7 +49,7 @@ interface Choice {
 const INCOMPLETE_MESSAGE = "input ended before the response's terminal event";
 
 /** A Chat Completions dialect's `createResponse`: a new handler per response, reading usage as `options` say. */
-export function chatHandlers(options: ChatDialectOptions): (ctx: DialectContext) => ResponseHandler {
+export function chatHandlers(options: ChatDialectOptions): (ctx: DialectContext) => ChatResponse {
   const excludes = options.completionExcludesReasoning;
   return (ctx) => new ChatResponse(ctx, excludes);
 }
@@ -70,14 +68,19 @@ export const openaiChat = defineDialect({
   // Every chunk: xai-chat, before it in the registry, has taken those of a grok model.
   detect: isChatChunk,
   doneSentinel: true,
-  fast: { learnTemplate: learnChatTemplate },
   createResponse: chatHandlers({ completionExcludesReasoning: false }),
 });
 
-class ChatResponse implements ResponseHandler {
+/**
+ * One Chat Completions response. Its delta mapping (textIndex, textDelta,
+ * openCall, argsDelta) is what both the parse path (onChoice) and the
+ * template path (lib/fast/dialects/openai-chat.ts) go through.
+ */
+export class ChatResponse implements ResponseHandler {
   started = false;
-  private startEmitted = false;
-  /** Whether the payload being handled produced an event other than `start`. */
+  /** `start` went out (read-only outside: the template path waits for it, as it cannot read an id or model). */
+  startEmitted = false;
+  /** Whether the payload being handled produced an event other than `start` (read by onPayload only, which resets it). */
   private produced = false;
   private first: Choice | null = null;
   private readonly choices = new Map<number, Choice>();
@@ -121,50 +124,30 @@ class ChatResponse implements ResponseHandler {
     if (!this.produced) this.ctx.emit({ type: 'raw', event: payload });
   }
 
-  /**
-   * A one-choice text/reasoning chunk recognised from the frame text: what
-   * onPayload → onChoice does for it once `start` went out; false for a chunk
-   * that maps to nothing (raw).
-   */
-  onTemplate(m: TemplateMatch): boolean {
-    if (!this.startEmitted) return false;
-    if (m.kind === TOOL_ARGS) return this.onArgumentsTemplate(m);
-    const reasoning = m.filled(F_REASONING_CONTENT) ? F_REASONING_CONTENT : m.filled(F_REASONING) ? F_REASONING : -1;
-    const hasContent = m.filled(F_CONTENT);
-    if (reasoning < 0 && !hasContent) return false;
-    this.produced = false;
-    const k = m.int(F_CHOICE) ?? 0;
+  // ---- the delta mapping ----
+
+  /** A text or reasoning delta of choice k is coming: the choice is known from now on; its block's index (Chat has one: 0). */
+  textIndex(k: number): number {
     this.choice(k);
-    if (reasoning >= 0) this.outText(true, m, reasoning, k);
-    if (hasContent) this.outText(false, m, F_CONTENT, k);
-    return true;
+    return 0;
   }
 
-  /** A template's text or reasoning delta (field f): straight to a fused final accumulator when it takes it (choice 0), else out as an event. */
-  private outText(reasoning: boolean, m: TemplateMatch, f: number, k: number): void {
-    if (k === 0 && this.ctx.takeText(reasoning, 0, -1, m, f)) this.produced = true;
-    else {
-      const text = m.str(f)!;
-      this.out(reasoning ? { type: 'reasoning_delta', index: 0, text } : { type: 'text_delta', index: 0, text }, k);
-    }
+  /** A text (reasoning: reasoning) delta of choice k, not empty, of the block textIndex gave. */
+  textDelta(k: number, index: number, reasoning: boolean, text: string): void {
+    this.out(reasoning ? { type: 'reasoning_delta', index, text } : { type: 'text_delta', index, text }, k);
   }
 
-  /** An argument fragment of an open call (what onToolFragment does for it); false for anything else. */
-  private onArgumentsTemplate(m: TemplateMatch): boolean {
-    const args = m.str(F_ARGUMENTS);
-    if (args === undefined || args === '') return false;
-    const k = m.int(F_CHOICE) ?? 0;
+  /** Choice k's call at tool index `index` while it is open (its argument fragments are deltas); else undefined. */
+  openCall(k: number, index: number): ChatToolCall | undefined {
     const choice = k === 0 ? this.first : this.choices.get(k);
-    const call = choice?.calls?.get(m.int(F_TOOL) ?? 0);
-    if (choice === undefined || choice === null || call === undefined || !call.open) return false;
-    this.produced = false;
+    const call = choice?.calls?.get(index);
+    return call !== undefined && call.open ? call : undefined;
+  }
+
+  /** An argument fragment, not empty, of choice k's open call: kept for its tool_call_done, and emitted. */
+  argsDelta(k: number, call: ChatToolCall, args: string): void {
     call.parts.push(args);
     this.out({ type: 'tool_call_delta', index: call.index, id: call.id, argumentsDelta: args }, k);
-    return true;
-  }
-
-  learnTemplate(payload: JsonObject): Template | null {
-    return learnChatTemplate(payload);
   }
 
   onDoneSentinel(): void {
@@ -207,11 +190,9 @@ class ChatResponse implements ResponseHandler {
       // that send both send the same text twice, so only one is used.
       let reasoning = str(delta['reasoning_content']);
       if (reasoning === undefined || reasoning === '') reasoning = str(delta['reasoning']);
-      if (reasoning !== undefined && reasoning !== '') {
-        this.out({ type: 'reasoning_delta', index: 0, text: reasoning }, k);
-      }
+      if (reasoning !== undefined && reasoning !== '') this.textDelta(k, this.textIndex(k), true, reasoning);
       const content = str(delta['content']);
-      if (content !== undefined && content !== '') this.out({ type: 'text_delta', index: 0, text: content }, k);
+      if (content !== undefined && content !== '') this.textDelta(k, this.textIndex(k), false, content);
       const refusal = str(delta['refusal']);
       if (refusal !== undefined && refusal !== '') {
         this.out({ type: 'text_delta', index: 0, text: refusal, refusal: true }, k);
@@ -270,10 +251,7 @@ class ChatResponse implements ResponseHandler {
     } else if (call.name === '' && name !== null) {
       call.name = name;
     }
-    if (args !== undefined && args !== '') {
-      call.parts.push(args);
-      this.out({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: args }, choice.k);
-    }
+    if (args !== undefined && args !== '') this.argsDelta(choice.k, call, args);
   }
 
   private onUsage(u: JsonObject): void {
@@ -346,13 +324,13 @@ class ChatResponse implements ResponseHandler {
     open.length = 0;
   }
 
-  private closeCall(choice: Choice, call: ToolCall): void {
+  private closeCall(choice: Choice, call: ChatToolCall): void {
     const i = choice.open.indexOf(call);
     if (i >= 0) choice.open.splice(i, 1);
     this.emitCallDone(choice, call);
   }
 
-  private emitCallDone(choice: Choice, call: ToolCall): void {
+  private emitCallDone(choice: Choice, call: ChatToolCall): void {
     call.open = false;
     const parts = call.parts;
     const args = parts.length === 1 ? parts[0]! : parts.join('');

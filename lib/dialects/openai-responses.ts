@@ -17,21 +17,6 @@ import type {
 } from '../events.js';
 import { arr, doneEvent, errorEvent, num, obj, str, usageEvent } from './helpers.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
-import {
-  CUSTOM_INPUT,
-  FUNCTION_ARGS,
-  F_DELTA,
-  F_ITEM,
-  F_OUTPUT,
-  F_POSITION,
-  F_SEQ,
-  MCP_ARGS,
-  REASONING,
-  REFUSAL,
-  TEXT,
-  learnResponsesTemplate,
-} from '../fast/dialects/openai-responses.js';
-import type { TemplateMatch } from '../fast/template.js';
 
 export interface ResponsesDialectOptions {
   /**
@@ -42,10 +27,26 @@ export interface ResponsesDialectOptions {
   readonly hostedCustomToolCalls: boolean;
 }
 
+/**
+ * A Responses response's handler, with the delta mapping that both the parse
+ * path (dispatch) and the template path (lib/fast/dialects/openai-responses.ts)
+ * go through.
+ */
+export interface ResponsesResponse extends ResponseHandler {
+  /** The payload being handled has this sequence_number: stamped on its events as their cursor, checked for gaps. */
+  sequence(seq: number | undefined): void;
+  /** A text, refusal or reasoning delta, not empty, of output item `index` (contentIndex: its content or summary index). */
+  textDelta(reasoning: boolean, index: number, contentIndex: number | undefined, text: string, refusal: boolean): void;
+  /** The call an arguments delta refers to (by item id, else output index), if seen; a done one takes no more deltas. */
+  findCall(itemId: string | undefined, index: number | undefined): ResponsesCall | undefined;
+  /** An arguments fragment, not empty, of a call not done: kept, and emitted. */
+  argsDelta(call: ResponsesCall, delta: string): void;
+}
+
 /** Output items that go through the tool_call start/delta/done path. */
 type CallKind = 'function' | 'custom' | 'mcp' | 'item';
 
-interface Call {
+export interface ResponsesCall {
   /** output_index of the item. */
   index: number;
   /** call_id (function/custom), item id (mcp), or `call_<index>`. */
@@ -106,12 +107,12 @@ function readError(p: JsonObject): { code: string; message: string } {
 }
 
 /** A Responses dialect's `createResponse`: a new handler per response, with `options`. */
-export function responsesHandlers(options: ResponsesDialectOptions): (ctx: DialectContext) => ResponseHandler {
+export function responsesHandlers(options: ResponsesDialectOptions): (ctx: DialectContext) => ResponsesResponse {
   const hostedCustom = options.hostedCustomToolCalls;
   /** Calls the caller must answer (so a completed response ends in tool_use). */
   const isClientKind = (kind: CallKind): boolean => kind === 'function' || kind === 'item' || (kind === 'custom' && !hostedCustom);
 
-  function createResponse(ctx: DialectContext): ResponseHandler {
+  function createResponse(ctx: DialectContext): ResponsesResponse {
     let responseId: string | null = null;
     /** sequence_number of the payload being handled: stamped on every event it produces. */
     let cursor: number | undefined;
@@ -128,8 +129,8 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
     let errorSeen = false;
     /** A function call (or client-side custom tool call) was seen: completed → tool_use. */
     let clientCall = false;
-    const callsById = new Map<string, Call>();
-    const callsByIndex = new Map<number, Call>();
+    const callsById = new Map<string, ResponsesCall>();
+    const callsByIndex = new Map<number, ResponsesCall>();
 
     const self = {
       out(ev: UnifiedEvent): void {
@@ -168,45 +169,39 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
 
       onText(p: JsonObject, refusal: boolean): void {
         const text = str(p['delta']);
-        if (text === undefined || text === '') {
-          self.raw(p);
-          return;
-        }
-        const index = num(p['output_index']) ?? 0;
-        const contentIndex = num(p['content_index']);
-        const ev: TextDeltaEvent =
-          contentIndex === undefined
-            ? { type: 'text_delta', index, text }
-            : { type: 'text_delta', index, contentIndex, text };
-        if (refusal) ev.refusal = true;
-        self.out(ev);
+        if (text === undefined || text === '') self.raw(p);
+        else self.textDelta(false, num(p['output_index']) ?? 0, num(p['content_index']), text, refusal);
       },
 
       onReasoning(p: JsonObject, positionKey: 'summary_index' | 'content_index'): void {
         const text = str(p['delta']);
-        if (text === undefined || text === '') {
-          self.raw(p);
-          return;
-        }
-        const index = num(p['output_index']) ?? 0;
-        const contentIndex = num(p[positionKey]);
-        self.out(
-          contentIndex === undefined
-            ? { type: 'reasoning_delta', index, text }
-            : { type: 'reasoning_delta', index, contentIndex, text },
-        );
+        if (text === undefined || text === '') self.raw(p);
+        else self.textDelta(true, num(p['output_index']) ?? 0, num(p[positionKey]), text, false);
+      },
+
+      // (see ResponsesResponse)
+      sequence(seq: number | undefined): void {
+        cursor = seq;
+        if (seq !== undefined) self.checkSequence(seq);
+      },
+
+      textDelta(reasoning: boolean, index: number, contentIndex: number | undefined, text: string, refusal: boolean): void {
+        const type = reasoning ? 'reasoning_delta' : 'text_delta';
+        const ev: UnifiedEvent = contentIndex === undefined ? { type, index, text } : { type, index, contentIndex, text };
+        if (refusal) (ev as TextDeltaEvent).refusal = true;
+        self.out(ev);
       },
 
       // --- tool calls -------------------------------------------------------
 
-      findCall(itemId: string | undefined, index: number | undefined): Call | undefined {
+      findCall(itemId: string | undefined, index: number | undefined): ResponsesCall | undefined {
         return (itemId === undefined ? undefined : callsById.get(itemId)) ?? (index === undefined ? undefined : callsByIndex.get(index));
       },
 
       /** Registers a call and emits its tool_call_start. */
-      openCall(itemId: string | undefined, index: number, kind: CallKind, callId: string | undefined, name: string): Call {
+      openCall(itemId: string | undefined, index: number, kind: CallKind, callId: string | undefined, name: string): ResponsesCall {
         const id = callId !== undefined && callId !== '' ? callId : `call_${index}`;
-        const call: Call = { index, id, name, kind, parts: [], done: false };
+        const call: ResponsesCall = { index, id, name, kind, parts: [], done: false };
         if (itemId !== undefined) callsById.set(itemId, call);
         callsByIndex.set(index, call);
         if (isClientKind(kind)) clientCall = true;
@@ -214,27 +209,28 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
         return call;
       },
 
-      openCallFromItem(item: JsonObject, index: number, kind: CallKind): Call {
+      openCallFromItem(item: JsonObject, index: number, kind: CallKind): ResponsesCall {
         // mcp_call items have no call_id: their item id is what identifies them.
         const callId = kind === 'mcp' ? str(item['id']) : str(item['call_id']);
         return self.openCall(str(item['id']), index, kind, callId, nameOf(item, kind));
       },
 
       /** A delta or done for an item whose output_item.added was not seen (a resumed stream). */
-      openOrphan(p: JsonObject, kind: CallKind): Call {
+      openOrphan(p: JsonObject, kind: CallKind): ResponsesCall {
         const index = num(p['output_index']) ?? 0;
         return self.openCall(str(p['item_id']), index, kind, kind === 'mcp' ? str(p['item_id']) : undefined, str(p['name']) ?? '');
       },
 
-      pushDelta(call: Call, delta: string): void {
+      // (see ResponsesResponse)
+      argsDelta(call: ResponsesCall, delta: string): void {
         call.parts.push(delta);
         self.out({ type: 'tool_call_delta', index: call.index, id: call.id, argumentsDelta: delta });
       },
 
       /** Emits tool_call_done; a call whose arguments were never streamed first gets one delta holding them all. */
-      finishCall(call: Call, args: string | undefined): void {
+      finishCall(call: ResponsesCall, args: string | undefined): void {
         const text = args ?? joined(call.parts);
-        if (call.parts.length === 0 && text !== '') self.pushDelta(call, text);
+        if (call.parts.length === 0 && text !== '') self.argsDelta(call, text);
         call.done = true;
         self.out({ type: 'tool_call_done', index: call.index, id: call.id, name: call.name, arguments: text });
       },
@@ -250,14 +246,14 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
         // Some endpoints deliver the whole call in the added item (built-in tools' items are
         // still partial here: their arguments come whole at output_item.done).
         const initial = kind === 'item' ? undefined : argumentsOf(item, kind);
-        if (initial !== undefined && initial !== '') self.pushDelta(call, initial);
+        if (initial !== undefined && initial !== '') self.argsDelta(call, initial);
       },
 
       onToolDelta(p: JsonObject, kind: CallKind): void {
         const call = self.findCall(str(p['item_id']), num(p['output_index'])) ?? self.openOrphan(p, kind);
         const delta = str(p['delta']);
         if (call.done || delta === undefined || delta === '') self.raw(p);
-        else self.pushDelta(call, delta);
+        else self.argsDelta(call, delta);
       },
 
       onToolDone(p: JsonObject, kind: CallKind): void {
@@ -458,45 +454,13 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
             self.raw(p);
         }
       },
-
-      /**
-       * A delta recognised from the frame text: what onPayload → dispatch does for
-       * it, decided before any state changes; false for what ends up raw.
-       */
-      onTemplate(m: TemplateMatch): boolean {
-        if (!handler.started) return false;
-        if (!m.filled(F_DELTA)) return false;
-        const kind = m.kind;
-        if (kind === FUNCTION_ARGS || kind === CUSTOM_INPUT || kind === MCP_ARGS) {
-          const call = self.findCall(m.str(F_ITEM), m.int(F_OUTPUT));
-          if (call === undefined || call.done) return false; // an orphan opens a call: left to the parse path
-          const seq = m.int(F_SEQ);
-          cursor = seq;
-          if (seq !== undefined) self.checkSequence(seq);
-          self.pushDelta(call, m.str(F_DELTA)!);
-          return true;
-        }
-        if (kind !== TEXT && kind !== REFUSAL && kind !== REASONING) return false;
-        const index = m.int(F_OUTPUT) ?? 0;
-        const contentIndex = m.int(F_POSITION);
-        const seq = m.int(F_SEQ);
-        cursor = seq;
-        if (seq !== undefined) self.checkSequence(seq);
-        if (kind !== REFUSAL && ctx.takeText(kind === REASONING, index, contentIndex ?? -1, m, F_DELTA)) return true;
-        const delta = m.str(F_DELTA)!;
-        const type = kind === REASONING ? 'reasoning_delta' : 'text_delta';
-        const ev: UnifiedEvent =
-          contentIndex === undefined ? { type, index, text: delta } : { type, index, contentIndex, text: delta };
-        if (kind === REFUSAL) (ev as TextDeltaEvent).refusal = true;
-        self.out(ev);
-        return true;
-      },
-
     };
 
     const handler = {
-      onTemplate: self.onTemplate,
-      learnTemplate: learnResponsesTemplate,
+      sequence: self.sequence,
+      textDelta: self.textDelta,
+      findCall: self.findCall,
+      argsDelta: self.argsDelta,
       onPayload(payload) {
         const p = obj(payload);
         if (p === undefined) {
@@ -548,7 +512,7 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
       },
       // a data field, not a getter: an accessor would put the handler in dictionary mode (see normalizer.ts)
       started: false as boolean,
-    } satisfies ResponseHandler;
+    } satisfies ResponsesResponse;
     return handler;
   }
 
@@ -566,6 +530,5 @@ export const openaiResponses = defineDialect({
   family: 'responses',
   // Every Responses event: xai-responses, before it in the registry, has taken a grok model's.
   detect: isResponsesEvent,
-  fast: { learnTemplate: learnResponsesTemplate },
   createResponse: responsesHandlers({ hostedCustomToolCalls: false }),
 });

@@ -4,7 +4,6 @@
  * name, family, detection, mapping).
  */
 import type { DialectName, Json, JsonObject, Position, UnifiedEvent } from '../events.js';
-import type { Template, TemplateMatch } from '../fast/template.js';
 
 export interface DialectContext {
   /** Emit one unified event. Emitting `done` closes the response. */
@@ -13,13 +12,6 @@ export interface DialectContext {
   readonly at: Position | undefined;
   /** Number of the frame being handled. */
   readonly frame: number;
-  /**
-   * From `onTemplate` only: a text (or reasoning) delta of choice 0, not a
-   * refusal, the match's string field f (not empty), offered straight to a
-   * fused final accumulator (see TextSink). True when it was taken: no event
-   * is emitted then. False: emit the event as usual.
-   */
-  takeText(reasoning: boolean, index: number, contentIndex: number, m: TemplateMatch, f: number): boolean;
 }
 
 /**
@@ -32,29 +24,20 @@ export type TextSink = (reasoning: boolean, index: number, contentIndex: number,
 
 /**
  * A TextSink that takes the delta as its wire bytes instead (see
- * TemplateMatch.raw), which saves decoding them one delta at a time; false
- * leaves it to the TextSink.
+ * TemplateMatch.raw in lib/fast/template.ts), which saves decoding them one
+ * delta at a time; false leaves it to the TextSink.
  */
 export type RawTextSink = (reasoning: boolean, index: number, contentIndex: number, raw: string) => boolean;
 
-/** One response's worth of state. A new handler is created for each response. */
+/**
+ * One response's worth of state. A new handler is created for each response.
+ * A dialect with a raw-text fast path (lib/fast/registry.ts) also exposes
+ * the delta mapping its payloads go through (e.g. `textDelta`), which its
+ * fast twin calls for the deltas it recognises without parsing them.
+ */
 export interface ResponseHandler {
   /** One parsed payload of this response. `event` is the SSE event name (informative only). */
   onPayload(payload: Json, event: string): void;
-  /**
-   * Raw-text fast path (fused pipeline only): a payload of this response that
-   * one of the dialect's learned templates recognised in the frame text, before
-   * any JSON.parse. Returns true when it handled it exactly as `onPayload`
-   * would the parsed payload (same events, same state); false — having emitted
-   * nothing and changed nothing — hands the frame to the parse path.
-   */
-  onTemplate?(match: TemplateMatch): boolean;
-  /**
-   * The template future payloads like this one would be recognised by (see
-   * lib/fast/template.ts), or null. Called with a payload whose frame text no
-   * template matched, after `onPayload` has processed it; must not change state.
-   */
-  learnTemplate?(payload: JsonObject): Template | null;
   /** The `[DONE]` sentinel arrived while this response is open. */
   onDoneSentinel(): void;
   /**
@@ -115,13 +98,6 @@ export interface DialectDefinitionOf<N extends string> {
    * after responses are normal: doctor reports none of them as `trailing_data`.
    */
   readonly session?: boolean;
-  /**
-   * The dialect's fast path, if it has one (fused pipeline only): `learnTemplate`
-   * makes the template that recognises frames like `payload` in their raw text
-   * (see lib/fast/template.ts); the dialect's handlers then implement `onTemplate`
-   * and `learnTemplate` with it.
-   */
-  readonly fast?: { readonly learnTemplate: (payload: JsonObject) => Template | null };
   /** A handler for one response: called when a response begins (its first payload), once per response. */
   createResponse(ctx: DialectContext): ResponseHandler;
 }

@@ -4,7 +4,6 @@
  * `reasoning_tokens`, so outputTokens = completion + reasoning.
  */
 import { isGrok } from './detect.js';
-import { learnChatTemplate } from '../fast/dialects/openai-chat.js';
 import { chatHandlers, isChatChunk } from './openai-chat.js';
 import { defineDialect } from './types.js';
 
@@ -14,6 +13,5 @@ export const xaiChat = defineDialect({
   // A chat chunk naming a grok model (listed before openai-chat, which takes every chunk).
   detect: (payload) => isChatChunk(payload) && isGrok(payload['model']),
   doneSentinel: true,
-  fast: { learnTemplate: learnChatTemplate },
   createResponse: chatHandlers({ completionExcludesReasoning: true }),
 });

@@ -7,7 +7,6 @@
  */
 import { createMessagesResponse, isMessagesEvent } from './anthropic-messages.js';
 import { isGrok } from './detect.js';
-import { learnMessagesTemplate } from '../fast/dialects/anthropic-messages.js';
 import { obj } from './helpers.js';
 import { defineDialect } from './types.js';
 
@@ -16,6 +15,5 @@ export const xaiMessages = defineDialect({
   family: 'messages',
   // A Messages event whose message names a grok model (listed before anthropic-messages).
   detect: (payload) => isMessagesEvent(payload) && isGrok(obj(payload['message'])?.['model']),
-  fast: { learnTemplate: learnMessagesTemplate },
   createResponse: createMessagesResponse,
 });

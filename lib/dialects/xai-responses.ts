@@ -8,7 +8,6 @@
  * `custom_tool_call` items, so those do not make a response end in `tool_use`.
  */
 import { isGrok } from './detect.js';
-import { learnResponsesTemplate } from '../fast/dialects/openai-responses.js';
 import { obj } from './helpers.js';
 import { isResponsesEvent, responsesHandlers } from './openai-responses.js';
 import { defineDialect } from './types.js';
@@ -18,6 +17,5 @@ export const xaiResponses = defineDialect({
   family: 'responses',
   // A Responses event whose response names a grok model (listed before openai-responses).
   detect: (payload) => isResponsesEvent(payload) && isGrok(obj(payload['response'])?.['model']),
-  fast: { learnTemplate: learnResponsesTemplate },
   createResponse: responsesHandlers({ hostedCustomToolCalls: true }),
 });

@@ -23,7 +23,6 @@ import { createAutoFramer } from '../../lib/framing/detect.js';
 import { chain } from '../../lib/stage.js';
 import { createNormalizer } from '../../lib/dialects/normalizer.js';
 import { DIALECTS, dialects, isCatchAll, isDialectName } from '../../lib/dialects/registry.js';
-import type { DialectContext, DialectDefinition } from '../../lib/dialects/types.js';
 import { corpusFiles, repoRoot } from '../helpers/corpus.js';
 
 const RECORD = process.env['WIREFOLD_RECORD_DETECT'] === '1';
@@ -543,15 +542,5 @@ t.test('the facts the normalizer and doctor held in tables, now on the definitio
       want,
       name,
     );
-  }
-});
-
-t.test("a definition's fast path and its handlers agree", async (t) => {
-  const ctx: DialectContext = { emit() {}, at: undefined, frame: 0, takeText: () => false };
-  for (const d of DIALECTS) {
-    const h = d.createResponse(ctx);
-    const fast = (d as DialectDefinition).fast;
-    t.equal(fast !== undefined, h.learnTemplate !== undefined, `${d.name}: learnTemplate`);
-    t.equal(fast !== undefined, h.onTemplate !== undefined, `${d.name}: onTemplate`);
   }
 });

@@ -5,15 +5,17 @@
  * (Anthropic pads some payloads with spaces before the last brace).
  */
 import type { JsonObject } from '../../events.js';
+import type { MessagesResponse } from '../../dialects/anthropic-messages.js';
+import type { FastDialect } from '../registry.js';
 import { TemplateBuilder, type Template } from '../template.js';
 
-export const TEXT = 1;
-export const THINKING = 2;
-export const INPUT_JSON = 3;
+const TEXT = 1;
+const THINKING = 2;
+const INPUT_JSON = 3;
 
 /** Fields: the block index (may be absent: xAI), the delta's text. */
-export const F_INDEX = 0;
-export const F_VALUE = 1;
+const F_INDEX = 0;
+const F_VALUE = 1;
 
 const VALUE_KEY: Record<string, [number, string]> = {
   text_delta: [TEXT, 'text'],
@@ -21,7 +23,7 @@ const VALUE_KEY: Record<string, [number, string]> = {
   input_json_delta: [INPUT_JSON, 'partial_json'],
 };
 
-export function learnMessagesTemplate(p: JsonObject): Template | null {
+function learnMessagesTemplate(p: JsonObject): Template | null {
   if (p['type'] !== 'content_block_delta') return null;
   const delta = p['delta'];
   if (typeof delta !== 'object' || delta === null || Array.isArray(delta)) return null;
@@ -46,3 +48,28 @@ export function learnMessagesTemplate(p: JsonObject): Template | null {
   if (!(valueKey in delta)) return null;
   return b.close().build();
 }
+
+/** What onBlockDelta does for a delta a template recognised; false when the parse path must decide (raw). */
+export const messagesFast: FastDialect<MessagesResponse> = {
+  learnTemplate: learnMessagesTemplate,
+  onTemplate(h, m, ctx) {
+    if (!m.filled(F_VALUE)) return false;
+    switch (m.kind) {
+      case TEXT:
+      case THINKING: {
+        const reasoning = m.kind === THINKING;
+        const index = h.blockIndex(m.int(F_INDEX));
+        if (!ctx.takeText(reasoning, index, -1, m, F_VALUE)) h.textDelta(index, reasoning, m.str(F_VALUE)!);
+        return true;
+      }
+      case INPUT_JSON: {
+        const block = h.openTool(m.int(F_INDEX));
+        if (block === undefined) return false;
+        h.argsDelta(block, m.str(F_VALUE)!);
+        return true;
+      }
+      default:
+        return false;
+    }
+  },
+};

@@ -6,24 +6,26 @@
  * read are free.
  */
 import type { Json, JsonObject } from '../../events.js';
+import type { InteractionsResponse } from '../../dialects/gemini-interactions.js';
+import type { FastDialect } from '../registry.js';
 import { TemplateBuilder, type Template } from '../template.js';
 
-export const TEXT = 1;
-export const THOUGHT = 2;
-export const ARGUMENTS = 3;
+const TEXT = 1;
+const THOUGHT = 2;
+const ARGUMENTS = 3;
 
-export const F_INDEX = 0;
-export const F_TEXT = 1;
+const F_INDEX = 0;
+const F_TEXT = 1;
 /** event_id when a string */
-export const F_EVENT_ID = 2;
+const F_EVENT_ID = 2;
 /** event_id when a number */
-export const F_EVENT_NUMBER = 3;
+const F_EVENT_NUMBER = 3;
 
 function isObj(v: Json | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export function learnInteractionsTemplate(p: JsonObject): Template | null {
+function learnInteractionsTemplate(p: JsonObject): Template | null {
   const eventType = p['event_type'];
   const type = typeof eventType === 'string' ? eventType : p['type'];
   if (type !== 'step.delta') return null;
@@ -75,3 +77,32 @@ export function learnInteractionsTemplate(p: JsonObject): Template | null {
   }
   return b.close().build();
 }
+
+/** What onPayload → stepDelta does for a step.delta a template recognised; false for what ends up raw. */
+export const interactionsFast: FastDialect<InteractionsResponse> = {
+  learnTemplate: learnInteractionsTemplate,
+  onTemplate(h, m, ctx) {
+    if (!h.started) return false;
+    const index = m.int(F_INDEX);
+    if (index === undefined || !m.filled(F_TEXT)) return false;
+    switch (m.kind) {
+      case TEXT:
+      case THOUGHT: {
+        const reasoning = m.kind === THOUGHT;
+        h.at(m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER));
+        // straight to a fused final accumulator, as its wire bytes, when it takes it
+        if (!ctx.takeText(reasoning, index, -1, m, F_TEXT)) h.textDelta(index, reasoning, m.str(F_TEXT)!);
+        return true;
+      }
+      case ARGUMENTS: {
+        const call = h.openCall(index);
+        if (call === undefined) return false;
+        h.at(m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER));
+        h.argsDelta(index, call, m.str(F_TEXT)!);
+        return true;
+      }
+      default:
+        return false;
+    }
+  },
+};

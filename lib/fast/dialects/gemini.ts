@@ -8,16 +8,18 @@
  * function call or a second part takes the parse path.
  */
 import type { Json, JsonObject } from '../../events.js';
+import type { GeminiResponse } from '../../dialects/gemini.js';
+import type { FastDialect } from '../registry.js';
 import { TemplateBuilder, type Template } from '../template.js';
 
-export const TEXT = 1;
-export const THOUGHT = 2;
+const TEXT = 1;
+const THOUGHT = 2;
 
-export const F_CANDIDATE = 0;
-export const F_TEXT = 1;
-export const F_SIGNATURE = 2;
+const F_CANDIDATE = 0;
+const F_TEXT = 1;
+const F_SIGNATURE = 2;
 /** usageMetadata, as JSON text */
-export const F_USAGE = 3;
+const F_USAGE = 3;
 
 /** Top-level keys the handler never reports (see QUIET_TOP in lib/dialects/gemini.ts). */
 const QUIET_TOP = new Set(['modelVersion', 'responseId', 'createTime', 'turnToken']);
@@ -35,7 +37,7 @@ function isEmpty(v: Json | undefined): boolean {
   return isObj(v) && Object.keys(v).length === 0;
 }
 
-export function learnGeminiTemplate(p: JsonObject): Template | null {
+function learnGeminiTemplate(p: JsonObject): Template | null {
   const cands = p['candidates'];
   if (!Array.isArray(cands) || cands.length !== 1) return null;
   const cand = cands[0];
@@ -92,3 +94,28 @@ export function learnGeminiTemplate(p: JsonObject): Template | null {
   }
   return b.close().build();
 }
+
+/**
+ * What onPayload does for a one-candidate text or thought chunk a template
+ * recognised; false for a chunk that would end the response or map to nothing.
+ */
+export const geminiFast: FastDialect<GeminiResponse> = {
+  learnTemplate: learnGeminiTemplate,
+  onTemplate(h, m, ctx) {
+    if (!h.started) return false;
+    if (!m.filled(F_TEXT)) return false;
+    const k = m.int(F_CANDIDATE) ?? 0;
+    // Not finishing: the response ends when every candidate has a finishReason, and this one gets none.
+    const c = h.openCandidate(k);
+    if (c === null) return false;
+    const u = m.json(F_USAGE);
+    if (u !== undefined) h.setUsage(u);
+    const thought = m.kind === THOUGHT;
+    const index = h.textBlock(c, thought);
+    // candidate 0's text may go straight to a fused final accumulator, as its wire bytes
+    if (!(k === 0 && ctx.takeText(thought, index, -1, m, F_TEXT))) h.textDelta(c, index, thought, m.str(F_TEXT)!);
+    const sig = m.str(F_SIGNATURE);
+    if (sig !== undefined && sig !== '') h.signature(c, index, sig);
+    return true;
+  },
+};

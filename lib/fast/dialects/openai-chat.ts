@@ -9,20 +9,22 @@
  * refusal take the parse path.
  */
 import type { Json, JsonObject } from '../../events.js';
+import type { ChatResponse } from '../../dialects/openai-chat.js';
+import type { FastDialect } from '../registry.js';
 import { TemplateBuilder, type Template } from '../template.js';
 
-export const DELTA = 1;
+const DELTA = 1;
 /** A tool call's argument fragment: `"tool_calls":[{"index":0,"function":{"arguments":"…"}}]` (no id or name: not a new call). */
-export const TOOL_ARGS = 2;
+const TOOL_ARGS = 2;
 
 /** choices[0].index (absent: 0) */
-export const F_CHOICE = 0;
-export const F_CONTENT = 1;
-export const F_REASONING_CONTENT = 2;
-export const F_REASONING = 3;
+const F_CHOICE = 0;
+const F_CONTENT = 1;
+const F_REASONING_CONTENT = 2;
+const F_REASONING = 3;
 /** tool_calls[0].index (absent: 0) */
-export const F_TOOL = 4;
-export const F_ARGUMENTS = 5;
+const F_TOOL = 4;
+const F_ARGUMENTS = 5;
 
 const DELTA_FIELDS: Record<string, number> = { content: F_CONTENT, reasoning_content: F_REASONING_CONTENT, reasoning: F_REASONING };
 
@@ -30,7 +32,7 @@ function isObj(v: Json | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export function learnChatTemplate(p: JsonObject): Template | null {
+function learnChatTemplate(p: JsonObject): Template | null {
   const choices = p['choices'];
   if (!Array.isArray(choices) || choices.length !== 1) return null;
   const c = choices[0];
@@ -116,3 +118,33 @@ function toolCall(b: TemplateBuilder, calls: Json | undefined): boolean {
   b.close().closeArray();
   return !b.failed;
 }
+
+/**
+ * What onPayload → onChoice does for a one-choice text/reasoning chunk or an
+ * argument fragment once `start` went out; false for a chunk that maps to
+ * nothing (raw) or would start a call.
+ */
+export const chatFast: FastDialect<ChatResponse> = {
+  learnTemplate: learnChatTemplate,
+  onTemplate(h, m, ctx) {
+    if (!h.startEmitted) return false;
+    if (m.kind === TOOL_ARGS) {
+      const args = m.str(F_ARGUMENTS);
+      if (args === undefined || args === '') return false;
+      const k = m.int(F_CHOICE) ?? 0;
+      const call = h.openCall(k, m.int(F_TOOL) ?? 0);
+      if (call === undefined) return false;
+      h.argsDelta(k, call, args);
+      return true;
+    }
+    const reasoning = m.filled(F_REASONING_CONTENT) ? F_REASONING_CONTENT : m.filled(F_REASONING) ? F_REASONING : -1;
+    const hasContent = m.filled(F_CONTENT);
+    if (reasoning < 0 && !hasContent) return false;
+    const k = m.int(F_CHOICE) ?? 0;
+    const index = h.textIndex(k);
+    // choice 0's text may go straight to a fused final accumulator, as its wire bytes
+    if (reasoning >= 0 && !(k === 0 && ctx.takeText(true, index, -1, m, reasoning))) h.textDelta(k, index, true, m.str(reasoning)!);
+    if (hasContent && !(k === 0 && ctx.takeText(false, index, -1, m, F_CONTENT))) h.textDelta(k, index, false, m.str(F_CONTENT)!);
+    return true;
+  },
+};

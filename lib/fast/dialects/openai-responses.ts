@@ -7,22 +7,24 @@
  * read (item_id of text deltas, logprobs, obfuscation, any new one) are free.
  */
 import type { JsonObject } from '../../events.js';
+import type { ResponsesResponse } from '../../dialects/openai-responses.js';
+import type { FastDialect } from '../registry.js';
 import { TemplateBuilder, type Template } from '../template.js';
 
-export const TEXT = 1;
-export const REFUSAL = 2;
-export const REASONING = 3;
-export const FUNCTION_ARGS = 4;
-export const CUSTOM_INPUT = 5;
-export const MCP_ARGS = 6;
+const TEXT = 1;
+const REFUSAL = 2;
+const REASONING = 3;
+const FUNCTION_ARGS = 4;
+const CUSTOM_INPUT = 5;
+const MCP_ARGS = 6;
 
-export const F_SEQ = 0;
-export const F_OUTPUT = 1;
+const F_SEQ = 0;
+const F_OUTPUT = 1;
 /** content_index, or summary_index for reasoning summaries. */
-export const F_POSITION = 2;
-export const F_DELTA = 3;
+const F_POSITION = 2;
+const F_DELTA = 3;
 /** item_id (tool-call deltas only). */
-export const F_ITEM = 4;
+const F_ITEM = 4;
 
 const KINDS: Record<string, [number, string | null]> = {
   'response.output_text.delta': [TEXT, 'content_index'],
@@ -34,7 +36,7 @@ const KINDS: Record<string, [number, string | null]> = {
   'response.mcp_call_arguments.delta': [MCP_ARGS, null],
 };
 
-export function learnResponsesTemplate(p: JsonObject): Template | null {
+function learnResponsesTemplate(p: JsonObject): Template | null {
   const type = p['type'];
   const spec = typeof type === 'string' ? KINDS[type] : undefined;
   if (spec === undefined || typeof p['delta'] !== 'string') return null;
@@ -53,3 +55,31 @@ export function learnResponsesTemplate(p: JsonObject): Template | null {
   }
   return b.close().build();
 }
+
+/**
+ * What onPayload → dispatch does for a delta a template recognised, decided
+ * before any state changes; false for what ends up raw (or would open a call).
+ */
+export const responsesFast: FastDialect<ResponsesResponse> = {
+  learnTemplate: learnResponsesTemplate,
+  onTemplate(h, m, ctx) {
+    if (!h.started) return false;
+    if (!m.filled(F_DELTA)) return false;
+    const kind = m.kind;
+    if (kind === FUNCTION_ARGS || kind === CUSTOM_INPUT || kind === MCP_ARGS) {
+      const call = h.findCall(m.str(F_ITEM), m.int(F_OUTPUT));
+      if (call === undefined || call.done) return false; // an orphan opens a call: left to the parse path
+      h.sequence(m.int(F_SEQ));
+      h.argsDelta(call, m.str(F_DELTA)!);
+      return true;
+    }
+    if (kind !== TEXT && kind !== REFUSAL && kind !== REASONING) return false;
+    const index = m.int(F_OUTPUT) ?? 0;
+    const contentIndex = m.int(F_POSITION);
+    h.sequence(m.int(F_SEQ));
+    // a text or reasoning delta may go straight to a fused final accumulator, as its wire bytes
+    if (kind !== REFUSAL && ctx.takeText(kind === REASONING, index, contentIndex ?? -1, m, F_DELTA)) return true;
+    h.textDelta(kind === REASONING, index, contentIndex, m.str(F_DELTA)!, kind === REFUSAL);
+    return true;
+  },
+};

@@ -35,10 +35,8 @@ const ABSORB_MAX = 1 << 16;
 const MAX_GROWTH = 64 << 20;
 /**
  * UTF-8 bytes up to which a text is decoded by utf8Slice rather than
- * transcode + ucs2Slice: a transcode call costs ~0.7 µs before it converts
- * anything, more than V8's byte-at-a-time decoding of a short text (Node
- * 20.20, two-byte text: 62 bytes 0.21 against 0.75 µs; 1 KB about equal;
- * 2 KB 3.7 against 2.7 µs).
+ * transcode + ucs2Slice: a transcode call has a fixed cost before it converts
+ * anything, more than V8's byte-at-a-time decoding of a short text takes.
  */
 const SHORT_UTF8 = 1024;
 /** A character outside Latin-1: the joined text is a two-byte string (on a one-byte string the test fails at once). */
@@ -108,8 +106,8 @@ export class TextBlock {
    * garbage collector would copy around until the response ends. When 256
    * deltas hold half of LARGE characters or more (long deltas: Gemini,
    * Interactions), the group goes on to LARGE characters (at most 4 × GROUP
-   * deltas): joined groups of ~90 KB were copied by every scavenge until
-   * promoted (16.7 ms of scavenges per 8 MiB Interactions run, 4.2 ms now).
+   * deltas): smaller joined groups of such text were copied by every
+   * scavenge until promoted; a group of LARGE characters is not.
    */
   append(text: string): void {
     if (this.rawBytes > 0) this.flushRaw();
@@ -130,10 +128,9 @@ export class TextBlock {
       this.grouped++;
       // Long deltas of two-byte text (Gemini, Interactions): joining them into groups and the
       // groups into the text wrote every character twice into fresh large objects, a page fault
-      // per page (5,524 faults a run on the 8 MiB Interactions fixture, 1,738 this way, where the
-      // buffer and the text read out of it are malloc'ed memory that gets reused). One-byte text
-      // stays in parts (a buffer would double its size), and so do short deltas (one native call
-      // each costs more than their share of a join).
+      // per page (far fewer this way, where the buffer and the text read out of it are malloc'ed
+      // memory that gets reused). One-byte text stays in parts (a buffer would double its size),
+      // and so do short deltas (one native call each costs more than their share of a join).
       if (long && TWO_BYTE.test(group)) {
         this.units = Buffer.allocUnsafeSlow(Math.max(1 << 16, 4 * group.length)) as NativeBuffer;
         for (const part of parts) this.write(part);
@@ -251,7 +248,7 @@ export class TextBlock {
     if (isAscii(bytes)) text = bytes.latin1Slice(0, bytes.length);
     else if (bytes.length <= SHORT_UTF8) text = bytes.utf8Slice(0, bytes.length);
     else {
-      // (transcode converts with simdutf on Node 20.20, into a buffer, then one copy: ~3× as fast as utf8Slice on two-byte text, which V8 decodes a byte at a time)
+      // (transcode converts with simdutf on Node 20.20, into a buffer, then one copy: faster than utf8Slice on two-byte text, which V8 decodes a byte at a time)
       const units = transcode(bytes, 'utf8', 'ucs2') as NativeBuffer;
       text = units.ucs2Slice(0, units.length);
     }

@@ -11,8 +11,8 @@ export function replacedInvalidUtf8(text: string, buf: Buffer, start: number, en
 }
 
 /**
- * buf.toString('utf8', start, end) without its JavaScript wrapper (argument
- * checks and a switch on the encoding cost ~10% of framing on small payloads).
+ * buf.toString('utf8', start, end) without its JavaScript wrapper (its
+ * argument checks and switch on the encoding show in framing small payloads).
  * Buffer#utf8Slice is the native method toString dispatches to; it has been
  * on Buffer.prototype since Node 0.x. Falls back to toString if absent.
  */

@@ -13,7 +13,7 @@ import { doneEvent, errorEvent, isObject, providerError } from './helpers.js';
 import { detectDialect, dialectNames, dialects, familyOf, isCatchAll, isDialectName } from './registry.js';
 import type { DialectContext, RawTextSink, ResponseHandler, TextSink } from './types.js';
 import { createResponseLimits, type DialectLimitOptions } from './limits.js';
-import { resolveLimits } from '../limits.js';
+import { resolveLimits, type Limits } from '../limits.js';
 import { TemplateStore, type TemplateMatch } from '../fast/template.js';
 import { EventTemplateStore } from '../fast/event-template.js';
 import { fastOf, type FastContext, type FastDialect } from '../fast/registry.js';
@@ -86,17 +86,36 @@ export interface TextNormalizer extends Normalizer {
   unframed(report: Unframed, emit: Emit<UnifiedEvent>): void;
 }
 
-export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
-  return createTextNormalizer(options);
+/** The normalizer's options, checked once. */
+export interface ResolvedNormalizerOptions {
+  readonly dialect: DialectOption;
+  readonly onDialect: ((dialect: DialectName) => void) | undefined;
+  readonly limits: Pick<Limits, 'maxBlocks' | 'maxToolArgumentBytes'>;
 }
 
-export function createTextNormalizer(options: NormalizerOptions = {}): TextNormalizer {
+/** The dialect option: 'auto' or a registered dialect's name. */
+export function dialectOption(value: unknown): DialectOption {
+  if (value === undefined || value === 'auto') return 'auto';
+  if (typeof value !== 'string' || !isDialectName(value)) throw new OptionError('dialect', value, `'auto' or one of ${dialectNames.join(', ')}`);
+  return value;
+}
+
+export function resolveNormalizerOptions(options: NormalizerOptions = {}): ResolvedNormalizerOptions {
   options = optionsObject(options);
-  functionOption('onDialect', options.onDialect);
-  const requested = options.dialect ?? 'auto';
-  if (requested !== 'auto' && !isDialectName(requested)) {
-    throw new OptionError('dialect', requested, `'auto' or one of ${dialectNames.join(', ')}`);
-  }
+  return Object.freeze({
+    dialect: dialectOption(options.dialect),
+    onDialect: functionOption('onDialect', options.onDialect),
+    limits: resolveLimits(options),
+  });
+}
+
+export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
+  return makeNormalizer(resolveNormalizerOptions(options));
+}
+
+/** The normalizer from options already resolved, with the fused pipeline's text path (see TextNormalizer). */
+export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormalizer {
+  const requested = options.dialect;
   if (requested !== 'auto') options.onDialect?.(requested);
   let handler: ResponseHandler | null = null;
   /** The fast path of the dialect of `handler` (set with it), if it has one. */
@@ -113,7 +132,7 @@ export function createTextNormalizer(options: NormalizerOptions = {}): TextNorma
   /** The sink, while a template match is being handled (the only time ctx.takeText may use it). */
   let sink: TextSink | null = null;
 
-  const limits = createResponseLimits(resolveLimits(options));
+  const limits = createResponseLimits(options.limits);
   // Plain data fields here and on the normalizer, never getters: V8 keeps an object literal with
   // an accessor in dictionary mode, and every property read on it (a call of ctx.takeText per delta,
   // of pushEvent per event) becomes a hash lookup through the generic inline cache.

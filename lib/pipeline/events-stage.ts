@@ -11,12 +11,10 @@ import { createFrameDecoder } from '../dialects/decoder.js';
 import { resolveCaptureMode, type CaptureMode } from '../dialects/capture.js';
 import type { DialectLimitOptions } from '../dialects/limits.js';
 import type { RawTextSink, TextSink } from '../dialects/types.js';
-import { createTextNormalizer } from '../dialects/normalizer.js';
+import { dialectOption, makeNormalizer } from '../dialects/normalizer.js';
 import { makeAutoFramer, makeFramer, FRAMING_OPTIONS, type FramingName, type FramingOption } from '../framing/detect.js';
 import { resolveFramerOptions, type ResolvedFramerOptions } from '../framing/options.js';
 import { resolveLimits, type LimitOptions, type Limits } from '../limits.js';
-import { dialectNames } from '../dialects/registry.js';
-import { OptionError } from '../errors.js';
 import { booleanOption, choiceOption, functionOption, optionsObject } from '../options.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { SseEventHook, SseHooks, Unframed } from '../framing/sse.js';
@@ -81,13 +79,6 @@ export function resolveEventsOptions(options: EventsStageOptions & LimitOptions 
   });
 }
 
-/** The dialect option: 'auto' or a registered dialect's name. */
-function dialectOption(value: unknown): DialectOption {
-  if (value === undefined || value === 'auto') return 'auto';
-  if (!(dialectNames as readonly unknown[]).includes(value)) throw new OptionError('dialect', value, `'auto' or one of ${dialectNames.join(', ')}`);
-  return value as DialectName;
-}
-
 export function createEventsStage(options: EventsStageOptions = {}): EventsStage {
   return makeEventsStage(resolveEventsOptions(options));
 }
@@ -111,12 +102,7 @@ export function makeEventsStage(options: ResolvedEventsOptions): EventsStage {
     framer = makeFramer(framing, options.framer, hooks);
     onFraming?.(framing);
   }
-  const normalizer = createTextNormalizer({
-    dialect: options.dialect,
-    maxBlocks: options.limits.maxBlocks,
-    maxToolArgumentBytes: options.limits.maxToolArgumentBytes,
-    ...(options.onDialect === undefined ? {} : { onDialect: options.onDialect }),
-  });
+  const normalizer = makeNormalizer({ dialect: options.dialect, onDialect: options.onDialect, limits: options.limits });
   const decoder = createFrameDecoder({ captures: options.captures });
   let out: Emit<UnifiedEvent> = () => {};
   const toNormalizer: Emit<ProviderEvent> = (pe) => normalizer.push(pe, out);

@@ -9,7 +9,7 @@
 import t from 'tap';
 import { setFlagsFromString } from 'node:v8';
 import { runInThisContext } from 'node:vm';
-import { createTextNormalizer } from '../../lib/dialects/normalizer.js';
+import { makeNormalizer, resolveNormalizerOptions } from '../../lib/dialects/normalizer.js';
 import { dialects, dialectNames } from '../../lib/dialects/registry.js';
 import type { DialectContext } from '../../lib/dialects/types.js';
 import { createBomStripper } from '../../lib/framing/bytes.js';
@@ -34,7 +34,7 @@ t.test('the normalizer, before and after a response, and the context it gives th
     return create(c);
   };
   try {
-    const n = createTextNormalizer({ dialect: 'anthropic-messages' });
+    const n = makeNormalizer(resolveNormalizerOptions({ dialect: 'anthropic-messages' }));
     t.equal(hasFastProperties(n), true, 'normalizer');
     const payload = { type: 'message_start', message: { id: 'msg_1', model: 'm', usage: { input_tokens: 1 } } };
     n.push({ kind: 'json', payload, event: 'message_start', frame: 0 }, () => {});
@@ -45,7 +45,7 @@ t.test('the normalizer, before and after a response, and the context it gives th
   } finally {
     definition.createResponse = create;
   }
-  const auto = createTextNormalizer();
+  const auto = makeNormalizer(resolveNormalizerOptions());
   auto.push({ kind: 'json', payload: { type: 'message_start', message: { id: 'msg_1' } }, event: 'message_start', frame: 0 }, () => {});
   t.equal(auto.dialect, 'anthropic-messages', 'a detected dialect is still readable');
   t.equal(hasFastProperties(auto), true, 'normalizer after detecting its dialect');

@@ -380,7 +380,7 @@ function createGeminiResponse(ctx: DialectContext): GeminiResponse {
     // ---- the text mapping (see GeminiResponse) ----
 
     openCandidate(k: number): CandidateState | null {
-      for (const c of candidates) if (c.choice === k && c.finishReason !== null) return null;
+      for (const c of candidates) if (c.choice === k) return c.finishReason === null ? c : null;
       return self.candidate(k);
     },
 

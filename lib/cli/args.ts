@@ -1,4 +1,5 @@
 /** Command-line parsing for bin/wirefold: one normalised options object, clear one-line errors. */
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { DialectOption } from '../events.js';
 import { FRAMING_OPTIONS, type FramingOption } from '../framing/detect.js';
@@ -26,6 +27,14 @@ export interface CliOptions {
   bodyField: string;
   base64Field: string;
   pathField: string;
+  /** --jobs: how many inputs (or batches of records) are read at once, on worker threads; 1: in the main thread. */
+  jobs: number;
+  /**
+   * --jobs not given (the number of cores): the inputs are read in the main
+   * thread until they have taken AUTO_POOL_MS (lib/cli/jobs.ts), and only
+   * the rest on worker threads, so that a short run never pays for starting them.
+   */
+  jobsAuto: boolean;
   files: string[];
 }
 
@@ -41,13 +50,20 @@ export class UsageError extends Error {
 }
 
 /**
- * Exit statuses. A run that meets several ends with the highest: an input that
- * could not be read (or bad usage) outranks a --strict stop or an error doctor
- * found, which outranks success. USAGE's exit-status paragraph says the same.
+ * Exit statuses. A run that meets several ends with the highest: an internal
+ * error (a bug, or a --jobs worker that crashed on an input, e.g. out of
+ * memory) outranks an input that could not be read (or bad usage), which
+ * outranks a --strict stop or an error doctor found, which outranks success.
+ * USAGE's exit-status paragraph says the same.
  */
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
+/** EX_SOFTWARE (sysexits.h), as bin/wirefold.js exits on an internal error. */
+export const EXIT_INTERNAL = 70;
+
+/** The largest --jobs taken. */
+export const MAX_JOBS = 256;
 
 export function worse(a: number, b: number): number {
   return Math.max(a, b);
@@ -101,6 +117,10 @@ ${wrap('  ', codesOf('warning'), '  ')}
 Options:
   --json              one JSON report per input, one line each: the same data
                       (counts, stop reasons, usage, anomalies with offsets)
+  -j, --jobs <n>      examine up to n inputs at once, on worker threads; the
+                      reports stay in input order (default: the number of
+                      cores, after the first 0.2 s of work; 1: one at a
+                      time, in the main thread)
 ${FRAMING_HELP}
 ${DIALECT_HELP}
   --quiet             no hint when reading standard input from a terminal
@@ -108,7 +128,8 @@ ${DIALECT_HELP}
 
 Exit status: 0 when no input has an error (warnings are fine), 1 when any
 has one, 2 on bad usage or when an input cannot be read (named on stderr; the
-other inputs are still examined). When several apply, the highest wins.`;
+other inputs are still examined), 70 on an internal error (a worker that
+failed on an input, named on stderr). When several apply, the highest wins.`;
 
 /** Options of the stream modes that doctor does not take. */
 const RUN_ONLY = ['out', 'raw', 'positions', 'strict', 'progress', 'audio-out', 'records', 'body-field', 'base64-field', 'path-field'] as const;
@@ -139,6 +160,10 @@ ${FRAMING_HELP}
   --progress          force the progress bar on stderr (default: only on a
                       terminal, for files larger than a few MB)
   --quiet             no progress bar, no hint when reading a terminal
+  -j, --jobs <n>      read up to n files at once (--records: batches of
+                      records) on worker threads; the output is in input
+                      order and the same as with --jobs 1 (default: the
+                      number of cores, after the first 0.2 s of work)
   -h, --help          show this help
   -v, --version       show the version
 
@@ -161,10 +186,12 @@ Commands:
 
 Exit status: 0 on success (errors in the stream appear in the output); 1 when
 --strict stops on an error or doctor finds an error; 2 on bad usage, or when
-an input cannot be read (named on stderr; the other inputs are still read).
-When several apply, the highest wins: 2 over 1 over 0. With --records, a bad
+an input cannot be read (named on stderr; the other inputs are still read);
+70 on an internal error (a worker that failed on an input, e.g. out of
+memory: named on stderr, the other inputs are still read). When several
+apply, the highest wins: 70 over 2 over 1 over 0. With --records, a bad
 record or a capture's error (--strict too) is an output line, not a failure:
-the status is 0, or 2.`;
+the status is 0, or 2 (or 70).`;
 
 export function parseCli(argv: string[]): CliOptions {
   let parsed;
@@ -188,6 +215,7 @@ export function parseCli(argv: string[]): CliOptions {
         'body-field': { type: 'string' },
         'base64-field': { type: 'string' },
         'path-field': { type: 'string' },
+        jobs: { type: 'string', short: 'j' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -236,8 +264,19 @@ export function parseCli(argv: string[]): CliOptions {
     json: v.json ?? false,
     records,
     ...fields,
+    jobs: jobsOption(v.jobs),
+    jobsAuto: v.jobs === undefined,
     files: files.length === 0 ? ['-'] : files,
   };
+}
+
+/** --jobs: a whole number from 1 to MAX_JOBS; the number of cores when not given. */
+function jobsOption(value: string | undefined): number {
+  if (value === undefined) return Math.min(availableParallelism(), MAX_JOBS);
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) < 1 || Number(value) > MAX_JOBS) {
+    throw new UsageError(`--jobs takes a whole number from 1 to ${MAX_JOBS}, not '${value}'`);
+  }
+  return Number(value);
 }
 
 /** The record field names of --records: given only with it, non-empty, three different names. */
@@ -271,6 +310,8 @@ function defaults(): CliOptions {
     bodyField: 'body',
     base64Field: 'body_base64',
     pathField: 'path',
+    jobs: 1,
+    jobsAuto: false,
     files: ['-'],
   };
 }

@@ -6,7 +6,6 @@
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { getSystemErrorMap } from 'node:util';
-import type { CliIO } from './io.js';
 
 export interface Input {
   /** How messages name it: the file as given, or `stdin`. */
@@ -29,12 +28,16 @@ export function inputName(file: string): string {
 }
 
 /**
- * Opens `file` for reading; throws an InputError when it cannot be read: it
+ * Opens `file` for reading (`-`: `stdin`, which only the main thread has:
+ * null in a --jobs worker); throws an InputError when it cannot be read: it
  * does not exist, is not readable, or is a directory (which `open` accepts
  * on Linux and only the first read refuses).
  */
-export async function openInput(file: string, io: CliIO): Promise<Input> {
-  if (file === '-') return { name: 'stdin', stream: io.stdin, size: null, close: () => {} };
+export async function openInput(file: string, stdin: Readable | null): Promise<Input> {
+  if (file === '-') {
+    if (stdin === null) throw new Error('standard input is read in the main thread only');
+    return { name: 'stdin', stream: stdin, size: null, close: () => {} };
+  }
   let handle;
   try {
     handle = await open(file, 'r');

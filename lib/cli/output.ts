@@ -66,12 +66,12 @@ export class Output {
     this.shared = sameDestination(io);
   }
 
-  /** Writes to stdout with backpressure; false when stdout is gone (its reader closed it). */
-  text(text: string): Promise<boolean> | boolean {
+  /** Writes to stdout with backpressure (text, or its UTF-8 bytes); false when stdout is gone (its reader closed it). */
+  text(text: string | Uint8Array): Promise<boolean> | boolean {
     if (text.length === 0) return true;
     const out = this.io.stdout;
     if (out.writableEnded || out.destroyed) return false;
-    this.atLineStart = text.charCodeAt(text.length - 1) === 0x0a;
+    this.atLineStart = (typeof text === 'string' ? text.charCodeAt(text.length - 1) : text[text.length - 1]) === 0x0a;
     let ok = true;
     this.written = new Promise<void>((resolve) => {
       ok = out.write(text, () => resolve());

@@ -63,3 +63,32 @@ function clock(seconds: number): string {
   const s = Math.round(seconds);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
+
+/**
+ * With --jobs: `wirefold: N/M inputs done` on stderr as the inputs are
+ * written, redrawn at most ten times a second (and at the last), erased
+ * when done or for a message (the next `add` draws it again).
+ */
+export function createCountProgress(out: Writable, total: number, now: () => number = Date.now): Progress {
+  let done = 0;
+  let last = 0;
+  let drawn = false;
+  const clear = (): void => {
+    if (drawn) out.write('\r\x1b[K');
+    drawn = false;
+    last = 0;
+  };
+  return {
+    add(count) {
+      done += count;
+      const t = now();
+      if (t - last >= 100 || done === total) {
+        last = t;
+        out.write(`\rwirefold: ${done}/${total} inputs done\x1b[K`);
+        drawn = true;
+      }
+    },
+    clear,
+    done: clear,
+  };
+}

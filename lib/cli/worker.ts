@@ -1,0 +1,63 @@
+/**
+ * A --jobs worker thread (run by the piscina pool of jobs.ts): one task is
+ * one input file, one doctor input, or one batch of record lines. It runs
+ * the code the main thread runs for the same input (run-input.ts,
+ * doctor.ts's examineFile), writing into a BufferSink whose bytes are
+ * transferred back, not copied. The run's options come once, as the
+ * worker's workerData.
+ */
+import { getHeapStatistics } from 'node:v8';
+import { threadId, workerData } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import type { CliOptions } from './args.js';
+import { examineFile, type Examined } from './doctor.js';
+import { runBatch, type Batch } from './batch.js';
+import { runFile, type Outcome } from './run-input.js';
+import { BufferSink, type Recorded } from './sink.js';
+
+export type Task =
+  | { kind: 'file'; file: string; index: number }
+  | { kind: 'doctor'; file: string }
+  /** A batch of record lines (batch.ts). */
+  | ({ kind: 'records' } & Batch);
+
+/** The worker's heap when it finished the task (v8.getHeapStatistics()): worker threads share the process's RSS. */
+export interface WorkerHeap {
+  threadId: number;
+  /** total_heap_size: the heap V8 has committed. */
+  heapTotal: number;
+  /** used_heap_size. */
+  heapUsed: number;
+  /** peak_malloced_memory: the most V8 had malloc'ed outside its heap. */
+  peakMalloced: number;
+}
+
+export type TaskResult =
+  | { kind: 'file'; recorded: Recorded; outcome: Outcome; heap: WorkerHeap }
+  | { kind: 'doctor'; examined: Examined; heap: WorkerHeap }
+  | { kind: 'records'; recorded: Recorded; heap: WorkerHeap };
+
+function heap(): WorkerHeap {
+  const h = getHeapStatistics();
+  return { threadId, heapTotal: h.total_heap_size, heapUsed: h.used_heap_size, peakMalloced: h.peak_malloced_memory };
+}
+
+/** What a task returns: its TaskResult, or the result wrapped by piscina's move() (its output's bytes to be moved, not copied), which piscina unwraps. */
+type Returned = object;
+
+/** The result with its output's bytes moved to the main thread (their ArrayBuffer is the sink's own): piscina unwraps it. */
+function moved(result: TaskResult & { recorded: Recorded }): Returned {
+  return move({ [transferableSymbol]: [result.recorded.bytes.buffer], [valueSymbol]: result });
+}
+
+export default async function runTask(task: Task): Promise<Returned> {
+  const opts = workerData as CliOptions;
+  if (task.kind === 'doctor') return { kind: 'doctor', examined: await examineFile(task.file, opts, null), heap: heap() };
+  const sink = new BufferSink();
+  if (task.kind === 'file') {
+    const outcome = await runFile(task.file, task.index, opts, sink, null);
+    return moved({ kind: 'file', recorded: sink.take(), outcome, heap: heap() });
+  }
+  await runBatch(task, opts, sink);
+  return moved({ kind: 'records', recorded: sink.take(), heap: heap() });
+}

@@ -99,7 +99,7 @@ function buildChoice(state: ChoiceState, stopReason: StopReason | null, provider
 }
 
 export function createFinalAccumulator(options: FinalAccumulatorOptions = {}): FinalAccumulator {
-  return createFusableFinalAccumulator(options);
+  return makeFinalAccumulator(resolveLimits(optionsObject(options)));
 }
 
 /** The final accumulator with the fused pipeline's direct route for text deltas (see TextSink). */
@@ -110,9 +110,6 @@ export interface FusableFinalAccumulator extends FinalAccumulator {
   takeRaw(reasoning: boolean, index: number, contentIndex: number, raw: string, emit: Emit<FinalResult>): boolean;
 }
 
-export function createFusableFinalAccumulator(options: FinalAccumulatorOptions = {}): FusableFinalAccumulator {
-  return makeFinalAccumulator(resolveLimits(optionsObject(options)));
-}
 
 /** The final accumulator from limits already resolved. */
 export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {

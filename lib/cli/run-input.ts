@@ -15,7 +15,8 @@ import { resolveFramerOptions } from '../framing/options.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { SseHooks } from '../framing/sse.js';
 import { createGuardedEventsStage, createTextStage, errorFromEvent, fuseText, type TextTakingStage } from '../pipeline/create-stream.js';
-import { createFusableFinalAccumulator } from '../accumulate/final.js';
+import { makeFinalAccumulator } from '../accumulate/final.js';
+import { resolveLimits } from '../limits.js';
 import { chain, type Stage } from '../stage.js';
 import { records } from '../records/transform.js';
 import { finalToRow, recordToRows } from '../records/row.js';
@@ -74,13 +75,13 @@ function makeStage(opts: CliOptions, file: string, index: number, report: (ev: E
   const finals = opts.out === 'final' || opts.out === 'rows';
   if (opts.audioOut === null) {
     // as createStream: text deltas go straight into the final result / text output
-    if (finals) return fuseText(guarded, createFusableFinalAccumulator());
+    if (finals) return fuseText(guarded, makeFinalAccumulator(resolveLimits({})));
     if (opts.out === 'text') return fuseText(guarded, textReportingErrors(report));
     return guarded;
   }
   const prefix = `${String(index + 1).padStart(2, '0')}-${file === '-' ? 'stdin' : basename(file).replace(/[^A-Za-z0-9_.-]/g, '_')}`;
   const events = chain(guarded, createAudioWriter(opts.audioOut, prefix));
-  if (finals) return chain(events, createFusableFinalAccumulator());
+  if (finals) return chain(events, makeFinalAccumulator(resolveLimits({})));
   if (opts.out === 'text') return chain(events, textReportingErrors(report));
   return events;
 }

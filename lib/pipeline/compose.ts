@@ -35,7 +35,8 @@
  */
 import * as nodeStream from 'node:stream';
 import type { Duplex, Stream } from 'node:stream';
-import { createFusableFinalAccumulator, type FusableFinalAccumulator } from '../accumulate/final.js';
+import { makeFinalAccumulator, type FusableFinalAccumulator } from '../accumulate/final.js';
+import { resolveLimits } from '../limits.js';
 import type { FinalAccumulatorOptions, FinalResult } from '../accumulate/types.js';
 import type { UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
@@ -87,7 +88,7 @@ function fusedChain(stages: Stream[]): StageTransform<Chunk, UnifiedEvent> | Sta
   if (accumulator?.kind !== 'finalAccumulator') return new StageTransform<Chunk, UnifiedEvent>(events, false, transform);
   const a = accumulator.options;
   const limits: FinalAccumulatorOptions = defined({ maxBlocks: a.maxBlocks, maxTextBytes: a.maxTextBytes, maxToolArgumentBytes: a.maxToolArgumentBytes });
-  return new StageTransform<Chunk, FinalResult>(finalStage(events, createFusableFinalAccumulator(limits)), false, transform);
+  return new StageTransform<Chunk, FinalResult>(finalStage(events, makeFinalAccumulator(resolveLimits(limits))), false, transform);
 }
 
 /** `o` without its undefined entries. */

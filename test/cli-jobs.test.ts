@@ -10,7 +10,7 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PassThrough, Readable } from 'node:stream';
@@ -266,42 +266,16 @@ t.test('--progress with --jobs: a count of the inputs done, erased at the end; s
   t.ok(r.stderr.endsWith('\r\x1b[K'), 'erased');
 });
 
-t.test('--jobs left at its default: the main thread reads for its share of time, the workers what is left; the same output', { skip: availableParallelism() < 2 ? 'one core: the default is --jobs 1' : false }, async (t) => {
-  const { AUTO_POOL, lastJobsStats } = await import('../lib/cli/jobs.js');
-  const saved = AUTO_POOL.ms;
-  t.teardown(() => {
-    AUTO_POOL.ms = saved;
-  });
-  const full = paths.map((p) => join(repoRoot, p));
-  const many = [...full, ...full];
-  for (const mode of [['--out', 'final'], ['doctor', '--json']]) {
-    const one = await runCli(['--jobs', '1', ...mode, ...many]);
-    AUTO_POOL.ms = 1000;
-    const short = await runCli([...mode, ...full.slice(0, 5)]);
-    t.equal(lastJobsStats().threads, 0, `${mode.join(' ')}: a short run: no workers`);
-    AUTO_POOL.ms = 30; // a share the corpus outlasts
-    const auto = await runCli([...mode, ...many]);
-    t.ok(lastJobsStats().threads >= 1 && lastJobsStats().tasks > 0, `${mode.join(' ')}: the rest on the workers (${lastJobsStats().tasks} tasks)`);
-    t.equal(auto.stdout, one.stdout, 'the same output');
-    t.equal(auto.stderr, one.stderr);
-    t.equal(auto.code, one.code);
-    t.ok(one.stdout.startsWith(short.stdout.slice(0, 200)));
-  }
-  AUTO_POOL.ms = 30;
-  const text = recordsText();
-  const oneRecords = await runCli(['--jobs', '1', '--records'], text + '\n' + text);
-  const autoRecords = await runCli(['--records'], text + '\n' + text);
-  t.ok(lastJobsStats().tasks > 0, `--records: the rest on the workers (${lastJobsStats().tasks} batches)`);
-  t.equal(autoRecords.stdout, oneRecords.stdout);
-  // a records file: what is left is known, the workers start only for enough of it (either way, the same output)
-  const file = join(dir, 'records-auto.jsonl');
-  writeFileSync(file, text + '\n' + text);
-  const fromFile = await runCli(['--records', file]);
-  t.equal(fromFile.stdout, oneRecords.stdout);
-  AUTO_POOL.ms = 1000;
-  const small = join(dir, 'records-small.jsonl');
-  writeFileSync(small, text.split('\n').slice(0, 40).join('\n'));
-  const shortFile = await runCli(['--records', small]);
-  t.equal(lastJobsStats().threads, 0, '--records, a short run: no workers');
-  t.equal(shortFile.stdout.split('\n').length, 41, 'one line per line');
+t.test('--jobs left at its default: a short run stays in the main thread, a long one shares out the rest; the same output', async (t) => {
+  const one = await runBin(['--jobs', '1', '--out', 'final', ...paths]);
+  const auto = await runBin(['--out', 'final', ...paths]);
+  t.ok(auto.stdout.equals(one.stdout));
+  t.equal(auto.code, one.code);
+  const big = join(dir, 'big-auto.log');
+  writeFileSync(big, Buffer.concat(Array.from({ length: 3000 }, () => tool)));
+  const many = [big, ...paths, big, ...paths];
+  const oneMany = await runBin(['--jobs', '1', ...many]);
+  const autoMany = await runBin(many);
+  t.ok(autoMany.stdout.equals(oneMany.stdout), 'past the main thread share: the same bytes');
+  t.equal(autoMany.stderr, oneMany.stderr);
 });

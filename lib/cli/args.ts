@@ -31,9 +31,8 @@ export interface CliOptions {
   jobs: number;
   /**
    * --jobs not given (the number of cores): the inputs are read in the main
-   * thread until they have taken AUTO_POOL.ms (lib/cli/jobs.ts), and only
-   * what is left then on worker threads, so that a short run never pays
-   * for starting them.
+   * thread until they have taken AUTO_POOL_MS (lib/cli/jobs.ts), and only
+   * the rest on worker threads, so that a short run never pays for starting them.
    */
   jobsAuto: boolean;
   files: string[];
@@ -120,8 +119,8 @@ Options:
                       (counts, stop reasons, usage, anomalies with offsets)
   -j, --jobs <n>      examine up to n inputs at once, on worker threads; the
                       reports stay in input order (default: the number of
-                      cores, for what is left after the first second of
-                      work; 1: one at a time, in the main thread)
+                      cores, after the first 0.2 s of work; 1: one at a
+                      time, in the main thread)
 ${FRAMING_HELP}
 ${DIALECT_HELP}
   --quiet             no hint when reading standard input from a terminal
@@ -164,8 +163,7 @@ ${FRAMING_HELP}
   -j, --jobs <n>      read up to n files at once (--records: batches of
                       records) on worker threads; the output is in input
                       order and the same as with --jobs 1 (default: the
-                      number of cores, for what is left after the first
-                      second of work; 1: all in the main thread)
+                      number of cores, after the first 0.2 s of work)
   -h, --help          show this help
   -v, --version       show the version
 

@@ -45,10 +45,8 @@ export const BATCH_BYTES = 256 * 1024;
 export const PAUSE_MS = 2;
 /** Tasks started ahead of the writer, per worker. */
 export const AHEAD_PER_WORKER = 2;
-/** --jobs left at its default: how long (ms) inputs are read in the main thread before the workers may be started (MainThreadShare); tests lower it. */
-export const AUTO_POOL = { ms: 1000 };
-/** ... and for how much work left, in multiples of that share. */
-export const AUTO_LEFT = 2;
+/** --jobs left at its default: how long inputs are read in the main thread before the workers are started (MainThreadShare). */
+export const AUTO_POOL_MS = 200;
 
 /** The environment variable that caps each worker's JavaScript heap, in MiB (resourceLimits.maxOldGenerationSizeMb). */
 export const HEAP_ENV = 'WIREFOLD_WORKER_HEAP_MB';
@@ -145,21 +143,12 @@ class Pool {
 /**
  * The main thread's share of an --jobs run left at its default: inputs (or
  * record batches) are read in the main thread, as with --jobs 1, until they
- * have taken AUTO_POOL.ms; the workers are started only if, at the rate so
- * far, what is left would take the main thread at least AUTO_LEFT times as
- * long again (records from standard input: always, the rest is unknown).
- * A worker costs more than its start (0.1-0.4 s on a 2-core machine, loading
- * the library): its isolate compiles the hot code again (TurboFan), 0.3-0.5 s
- * of CPU time during which it runs slower, while the main thread's code is
- * already compiled. Measured on 2 cores, --jobs 2 is slower than --jobs 1
- * on runs under a second or so, and gains 1.1-1.6x on longer ones
- * (benchmarks/RESULTS.md, notes): below about twice the share, starting
- * the workers loses.
+ * have taken AUTO_POOL_MS; only the rest go to the workers. Starting two
+ * workers takes 0.2-0.4 s on a 2-core machine (each loads the library), more
+ * than a few small captures take to read.
  */
 class MainThreadShare {
   private spent = 0;
-  private done = 0;
-  private bytes = 0;
 
   constructor(private readonly limit: number) {}
 
@@ -167,23 +156,12 @@ class MainThreadShare {
     return this.spent < this.limit;
   }
 
-  /** Whether what is left (`items` more like those done so far, or `bytes` more, null: unknown) is worth starting the workers for. */
-  worthWorkers(left: { items: number } | { bytes: number | null }): boolean {
-    let ms: number;
-    if ('items' in left) ms = this.done === 0 ? Infinity : (left.items * this.spent) / this.done;
-    else ms = left.bytes === null || this.bytes === 0 ? Infinity : (left.bytes * this.spent) / this.bytes;
-    return ms >= AUTO_LEFT * this.limit;
-  }
-
-  /** Runs `work` in the main thread, counting its time (and the `bytes` it read). */
-  async run<T>(work: () => Promise<T>, bytes = 0): Promise<T> {
+  async run<T>(work: () => Promise<T>): Promise<T> {
     const t0 = performance.now();
     try {
       return await work();
     } finally {
       this.spent += performance.now() - t0;
-      this.done++;
-      this.bytes += bytes;
     }
   }
 }
@@ -287,17 +265,15 @@ export async function runFilesInPool(opts: CliOptions, io: CliIO, output: Output
     return !outcome.stop;
   };
   stats = { threads: 0, tasks: 0, heaps: [] };
-  let worth = true;
   if (opts.jobsAuto) {
-    const share = new MainThreadShare(AUTO_POOL.ms);
+    const share = new MainThreadShare(AUTO_POOL_MS);
     while (next < items.length && share.open) {
       const { file, index } = items[next++]!;
       if (!(await share.run(() => mainThread(file, index)))) return done(code);
     }
-    worth = share.worthWorkers({ items: items.length - next });
   }
   const rest = items.slice(next);
-  const threads = worth ? Math.min(opts.jobs, pooledInputs(rest.map((i) => i.file))) : 1;
+  const threads = Math.min(opts.jobs, pooledInputs(rest.map((i) => i.file)));
   if (threads < 2) {
     for (const { file, index } of rest) if (!(await mainThread(file, index))) break;
     return done(code);
@@ -344,17 +320,15 @@ export async function doctorInPool(opts: CliOptions, io: CliIO, output: Output, 
   const mainThread = async (file: string): Promise<boolean> => writer.add(await examineOrFail(file, opts, io));
   let next = 0;
   stats = { threads: 0, tasks: 0, heaps: [] };
-  let worth = true;
   if (opts.jobsAuto) {
-    const share = new MainThreadShare(AUTO_POOL.ms);
+    const share = new MainThreadShare(AUTO_POOL_MS);
     while (next < opts.files.length && share.open) {
       const file = opts.files[next++]!;
       if (!(await share.run(() => mainThread(file)))) return writer.finish();
     }
-    worth = share.worthWorkers({ items: opts.files.length - next });
   }
   const rest = opts.files.slice(next);
-  const threads = worth ? Math.min(opts.jobs, pooledInputs(rest)) : 1;
+  const threads = Math.min(opts.jobs, pooledInputs(rest));
   if (threads < 2) {
     for (const file of rest) if (!(await mainThread(file))) break;
     return writer.finish();
@@ -395,15 +369,7 @@ type RecordItem =
   /** An input that cannot be opened: its message. */
   | { kind: 'unreadable'; message: string }
   /** A batch of lines; `first` is the number of its first line in its input (from 1). */
-  | {
-      kind: 'batch';
-      name: string;
-      first: number;
-      count: number;
-      task: Extract<Task, { kind: 'records' }>;
-      /** Bytes of the inputs not read yet when the batch was made; null: not known (standard input, or inputs after this one). */
-      unread: number | null;
-    }
+  | { kind: 'batch'; name: string; first: number; count: number; task: Extract<Task, { kind: 'records' }> }
   /** An input read to its end, or until it failed (`error`, told once its lines are answered). */
   | { kind: 'end'; name: string; error: unknown };
 
@@ -425,7 +391,7 @@ function within<T>(p: Promise<T>, ms: number): Promise<T | typeof TIMEOUT> {
  * a batch copied back to back into one buffer that is moved to its worker.
  */
 async function* recordItems(opts: CliOptions, io: CliIO): AsyncGenerator<RecordItem> {
-  for (const [nth, file] of opts.files.entries()) {
+  for (const file of opts.files) {
     let input: Input;
     try {
       input = await openInput(file, io.stdin);
@@ -439,8 +405,6 @@ async function* recordItems(opts: CliOptions, io: CliIO): AsyncGenerator<RecordI
     /** Lines split but not sent yet. */
     let lines: Line[] = [];
     let sent = 0;
-    let read = 0;
-    const last = nth === opts.files.length - 1;
     const add = (line: Line): void => {
       lines.push(line);
     };
@@ -448,8 +412,7 @@ async function* recordItems(opts: CliOptions, io: CliIO): AsyncGenerator<RecordI
     const batch = (count: number): RecordItem => {
       const taken = lines.slice(0, count);
       lines = lines.slice(count);
-      const unread = last && input.size !== null ? Math.max(0, input.size - read) : null;
-      const item: RecordItem = { kind: 'batch', name, first: sent + 1, count, task: { kind: 'records', ...packLines(taken) }, unread };
+      const item: RecordItem = { kind: 'batch', name, first: sent + 1, count, task: { kind: 'records', ...packLines(taken) } };
       sent += count;
       return item;
     };
@@ -485,7 +448,6 @@ async function* recordItems(opts: CliOptions, io: CliIO): AsyncGenerator<RecordI
         }
         pending = null;
         if (next.done === true) break;
-        read += next.value.length;
         splitter.push(next.value, add);
         for (let n = full(); n > 0; n = full()) yield batch(n);
       }
@@ -542,22 +504,14 @@ export async function recordsInPool(opts: CliOptions, io: CliIO, output: Output,
   stats = { threads: 0, tasks: 0, heaps: [] };
   const items = recordItems(opts, io);
   if (opts.jobsAuto) {
-    const share = new MainThreadShare(AUTO_POOL.ms);
-    /** The inputs' bytes left unread after the last batch written: null, not known. */
-    let unread: number | null = null;
-    const inMainThread = async (): Promise<boolean> => {
+    const share = new MainThreadShare(AUTO_POOL_MS);
+    while (share.open) {
       const next = await items.next();
-      if (next.done === true) return false;
-      const item = next.value;
-      if (item.kind === 'batch') unread = item.unread;
-      if (await share.run(() => write(item, null), item.kind === 'batch' ? item.task.bytes.length : 0)) return true;
-      await items.return(undefined); // stdout gone
-      return false;
-    };
-    while (share.open) if (!(await inMainThread())) return code;
-    if (!share.worthWorkers({ bytes: unread })) {
-      while (await inMainThread());
-      return code;
+      if (next.done === true) return code;
+      if (!(await share.run(() => write(next.value, null)))) {
+        await items.return(undefined);
+        return code;
+      }
     }
   }
   const pool = new Pool(threads, opts, heapMb);

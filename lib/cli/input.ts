@@ -3,9 +3,9 @@
  * stream, or the reason it cannot be read, worded as cat, jq and rg word it
  * (`no such file or directory`), for a one-line `wirefold: <name>: <reason>`.
  */
+import { systemReason as reason } from '../records/read.js';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { getSystemErrorMap } from 'node:util';
 
 export interface Input {
   /** How messages name it: the file as given, or `stdin`. */
@@ -55,17 +55,5 @@ export async function openInput(file: string, stdin: Readable | null): Promise<I
   }
 }
 
-/** `EISDIR` reads `illegal operation on a directory` in libuv's table: cat's wording is plainer. */
-const REASONS: Record<string, string> = { EISDIR: 'is a directory' };
-
-/** The one-line reason of a failed open or read: the system's text for its code (`EIO` → `i/o error`). */
-export function reason(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  if (typeof code === 'string') {
-    const mine = REASONS[code];
-    if (mine !== undefined) return mine;
-    for (const [name, text] of getSystemErrorMap().values()) if (name === code) return text;
-    return code;
-  }
-  return err instanceof Error ? err.message : String(err);
-}
+/** The one-line reason of a failed open or read (`EIO` → `i/o error`), worded as records mode words it. */
+export { reason };

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:jobs`: the CLI's --jobs 1 against --jobs N (2 by default),
  * and against --jobs left at its default (the number of cores, after the
- * main thread's first second), on (a) many capture files and (b) a records
+ * main thread's own share: lib/cli/jobs.ts), on (a) many capture files and (b) a records
  * file holding the same captures, each run in a child process of its own
  * running the built bin's main() (dist/: `npm run build` first).
  *

@@ -3,11 +3,13 @@
 // The vocabularies
 export type {
   AudioDeltaEvent,
+  CitationEvent,
   DialectName,
   DialectOption,
   DoneEvent,
   ErrorEvent,
   EventBase,
+  FileEvent,
   Frame,
   Json,
   JsonObject,
@@ -25,6 +27,7 @@ export type {
   ToolCallDeltaEvent,
   ToolCallDoneEvent,
   ToolCallStartEvent,
+  ToolResultEvent,
   UnifiedEvent,
   UnifiedEventType,
   Usage,

@@ -131,6 +131,9 @@ export function createResumeTracker(): ResumeTracker {
       case 'signature':
       case 'usage':
       case 'audio_delta':
+      case 'tool_result':
+      case 'citation':
+      case 'file':
       case 'tool_call_cancel':
       case 'session':
         break; // nothing to track
@@ -395,6 +398,9 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
       case 'done':
       case 'error':
       case 'audio_delta':
+      case 'tool_result':
+      case 'citation':
+      case 'file':
       case 'tool_call_cancel':
       case 'session':
         return false;

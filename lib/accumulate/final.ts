@@ -6,6 +6,7 @@
  * Response boundaries are those of ResponseTracker (response.ts). Events that
  * belong to no response are handled so:
  * - `raw`, `session`, `tool_call_cancel`: not reflected in any final;
+ * - a `file` flagged `partial` (a preview): not in the final either;
  * - `error` and `usage` while no response is open: carried into the next
  *   response's final; errors left when input ends make one final of their
  *   own (no dialect, no content, stopReason `error`), so final mode never
@@ -27,14 +28,19 @@ import { LimitExceededError } from '../errors.js';
 import { optionsObject } from '../options.js';
 import type { DialectName, Json, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
+import { assertNever } from '../events.js';
 import type {
   ContentBlock,
+  FileContentBlock,
   FinalAccumulatorOptions,
   FinalChoice,
+  FinalCitation,
   FinalError,
   FinalResult,
   FinalToolCall,
   ReasoningContentBlock,
+  ToolCallContentBlock,
+  ToolResultContentBlock,
 } from './types.js';
 import { AudioTotals } from './audio.js';
 import { BlockCounter } from './limits.js';
@@ -51,14 +57,15 @@ export interface FinalAccumulator extends Stage<UnifiedEvent, FinalResult> {
 }
 
 interface ChoiceState {
-  /** Text blocks and tool calls in order of first appearance. */
-  content: (TextBlock | ToolCall)[];
+  /** Text blocks, tool calls, tool results and files in order of first appearance. */
+  content: (TextBlock | ToolCall | ToolResultContentBlock | FileContentBlock)[];
+  citations: FinalCitation[];
   stopReason: StopReason | null;
   providerReason: string | null;
 }
 
 function newChoice(): ChoiceState {
-  return { content: [], stopReason: null, providerReason: null };
+  return { content: [], citations: [], stopReason: null, providerReason: null };
 }
 
 function buildChoice(state: ChoiceState, stopReason: StopReason | null, providerReason: string | null): FinalChoice {
@@ -69,8 +76,15 @@ function buildChoice(state: ChoiceState, stopReason: StopReason | null, provider
   const reasonings: string[] = [];
   for (const entry of state.content) {
     if (entry.type === 'tool_call') {
-      content.push({ type: 'tool_call', id: entry.id, name: entry.name, arguments: entry.value });
-      toolCalls.push({ id: entry.id, name: entry.name, arguments: entry.value });
+      const block: ToolCallContentBlock = { type: 'tool_call', id: entry.id, name: entry.name, arguments: entry.value };
+      // The client runs only the calls the provider does not run itself.
+      if (entry.providerExecuted) block.providerExecuted = true;
+      else toolCalls.push({ id: entry.id, name: entry.name, arguments: entry.value });
+      content.push(block);
+      continue;
+    }
+    if (entry.type === 'tool_result' || entry.type === 'file') {
+      content.push(entry);
       continue;
     }
     const text = entry.text();
@@ -93,6 +107,7 @@ function buildChoice(state: ChoiceState, stopReason: StopReason | null, provider
     refusal: refusals.length === 0 ? null : refusals.join(''),
     reasoning: reasonings.join(''),
     toolCalls,
+    citations: state.citations,
     stopReason,
     providerReason,
   };
@@ -188,6 +203,7 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
       refusal: first.refusal,
       reasoning: first.reasoning,
       toolCalls: first.toolCalls,
+      citations: first.citations,
       usage: usage === null ? emptyUsage() : usageOf(usage),
       stopReason,
       providerReason,
@@ -237,14 +253,41 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
         text.add('reasoning', choiceOf(ev.choice), ev.index, ev.contentIndex ?? -1, ev.text);
         return;
       case 'tool_call_start':
-        tools.start(choiceOf(ev.choice), ev.index, ev.id, ev.name);
+        tools.start(choiceOf(ev.choice), ev.index, ev.id, ev.name, ev.providerExecuted === true);
         return;
       case 'tool_call_delta':
-        tools.delta(choiceOf(ev.choice), ev.index, ev.id, ev.argumentsDelta);
+        tools.delta(choiceOf(ev.choice), ev.index, ev.id, ev.argumentsDelta, ev.providerExecuted === true);
         return;
       case 'tool_call_done':
-        tools.done(choiceOf(ev.choice), ev.index, ev.id, ev.name, ev.arguments);
+        tools.done(choiceOf(ev.choice), ev.index, ev.id, ev.name, ev.arguments, ev.providerExecuted === true);
         return;
+      case 'tool_result': {
+        counter.add();
+        const block: ToolResultContentBlock = { type: 'tool_result', id: ev.id, name: ev.name, result: ev.result };
+        if (ev.isError === true) block.isError = true;
+        choiceState(choiceOf(ev.choice)).content.push(block);
+        return;
+      }
+      case 'file': {
+        if (ev.partial === true) return; // previews are events only
+        counter.add();
+        const block: FileContentBlock = { type: 'file', mimeType: ev.mimeType, data: ev.data };
+        if (ev.id !== undefined) block.id = ev.id;
+        choiceState(choiceOf(ev.choice)).content.push(block);
+        return;
+      }
+      case 'citation': {
+        counter.add();
+        const c: FinalCitation = { index: ev.index };
+        if (ev.url !== undefined) c.url = ev.url;
+        if (ev.title !== undefined) c.title = ev.title;
+        if (ev.source !== undefined) c.source = ev.source;
+        if (ev.citedText !== undefined) c.citedText = ev.citedText;
+        if (ev.start !== undefined) c.start = ev.start;
+        if (ev.end !== undefined) c.end = ev.end;
+        choiceState(choiceOf(ev.choice)).citations.push(c);
+        return;
+      }
       case 'signature': {
         const k = choiceOf(ev.choice);
         signatures.add(ev.index, ev.signature, ev.kind);
@@ -282,6 +325,8 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
       case 'session':
       case 'tool_call_cancel':
         return;
+      default:
+        assertNever(ev);
     }
   }
 

@@ -15,7 +15,9 @@ export type {
   ContentBlock,
   FinalAccumulatorOptions,
   FinalAudio,
+  FileContentBlock,
   FinalChoice,
+  FinalCitation,
   FinalError,
   FinalResult,
   FinalSignature,
@@ -26,4 +28,5 @@ export type {
   TextContentBlock,
   ToolArgsAccumulatorOptions,
   ToolCallContentBlock,
+  ToolResultContentBlock,
 } from './types.js';

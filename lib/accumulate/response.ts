@@ -67,6 +67,9 @@ export class ResponseTracker {
       case 'tool_call_start':
       case 'tool_call_delta':
       case 'tool_call_done':
+      case 'tool_result':
+      case 'citation':
+      case 'file':
       case 'signature':
       case 'audio_delta':
         if (this.open) return INSIDE;

@@ -34,6 +34,8 @@ export class ToolCall implements Utf8Source {
   text: string | null = null;
   /** `tool_call_done` has been seen. */
   done = false;
+  /** The provider runs this call itself (see ToolCallStartEvent). */
+  providerExecuted = false;
   /** The arguments have been parsed into `value` (at done, or at the end of the response). */
   finished = false;
   /** Parsed arguments (the raw text when invalid); meaningful once `finished`. */
@@ -108,21 +110,24 @@ export class ToolCallStore {
     private readonly onCall?: (call: ToolCall) => void,
   ) {}
 
-  start(choice: number, index: number, id: string, name: string): void {
+  start(choice: number, index: number, id: string, name: string, providerExecuted = false): void {
     const call = this.open(choice, index, id, name);
     if (name !== '') call.name = name;
+    if (providerExecuted) call.providerExecuted = true;
   }
 
-  delta(choice: number, index: number, id: string, text: string): void {
+  delta(choice: number, index: number, id: string, text: string, providerExecuted = false): void {
     const call = this.open(choice, index, id, '');
+    if (providerExecuted) call.providerExecuted = true;
     if (text.length === 0) return;
     call.meter.add(text, call);
     call.parts.push(text);
   }
 
-  done(choice: number, index: number, id: string, name: string, args: string): void {
+  done(choice: number, index: number, id: string, name: string, args: string, providerExecuted = false): void {
     const call = this.open(choice, index, id, name);
     if (name !== '') call.name = name;
+    if (providerExecuted) call.providerExecuted = true;
     call.meter.check(args);
     call.text = args;
     call.done = true;
@@ -180,6 +185,8 @@ export interface ToolCallInfo {
   argumentsText: string;
   /** Parsed arguments once done (raw text when invalid), else undefined. */
   arguments: Json | undefined;
+  /** The provider runs this call itself. */
+  providerExecuted: boolean;
 }
 
 export interface ToolArgsAccumulator extends Stage<UnifiedEvent, UnifiedEvent> {
@@ -214,13 +221,13 @@ export function createToolArgsAccumulator(options: ToolArgsAccumulatorOptions = 
       }
       switch (ev.type) {
         case 'tool_call_start':
-          store.start(choiceOf(ev.choice), ev.index, ev.id, ev.name);
+          store.start(choiceOf(ev.choice), ev.index, ev.id, ev.name, ev.providerExecuted === true);
           break;
         case 'tool_call_delta':
-          store.delta(choiceOf(ev.choice), ev.index, ev.id, ev.argumentsDelta);
+          store.delta(choiceOf(ev.choice), ev.index, ev.id, ev.argumentsDelta, ev.providerExecuted === true);
           break;
         case 'tool_call_done':
-          store.done(choiceOf(ev.choice), ev.index, ev.id, ev.name, ev.arguments);
+          store.done(choiceOf(ev.choice), ev.index, ev.id, ev.name, ev.arguments, ev.providerExecuted === true);
           break;
         case 'done':
           if (isFinalDone(ev)) store.finishAll();
@@ -233,6 +240,9 @@ export function createToolArgsAccumulator(options: ToolArgsAccumulatorOptions = 
         case 'error':
         case 'audio_delta':
         case 'tool_call_cancel':
+        case 'tool_result':
+        case 'citation':
+        case 'file':
         case 'session':
         case 'raw':
           break; // passes through
@@ -254,6 +264,7 @@ export function createToolArgsAccumulator(options: ToolArgsAccumulatorOptions = 
         done: c.done,
         argumentsText: c.argumentsText(),
         arguments: c.finished ? c.value : undefined,
+        providerExecuted: c.providerExecuted,
       }));
     },
     errors() {

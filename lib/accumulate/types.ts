@@ -21,8 +21,46 @@ export interface ToolCallContentBlock {
   name: string;
   /** Parsed JSON value; the raw text when it was not valid JSON (see `errors`). */
   arguments: Json;
+  /** A call the provider ran itself: not in `toolCalls` (its result is a `tool_result` block). */
+  providerExecuted?: true;
 }
-export type ContentBlock = TextContentBlock | RefusalContentBlock | ReasoningContentBlock | ToolCallContentBlock;
+/** The provider's result of a call it ran itself, as received. */
+export interface ToolResultContentBlock {
+  type: 'tool_result';
+  /** The call's id. */
+  id: string;
+  name: string;
+  result: Json;
+  isError?: true;
+}
+/** A file generated inside the response (the completed one; partial previews are events only). */
+export interface FileContentBlock {
+  type: 'file';
+  /** The call or item that produced it, when the wire says. */
+  id?: string;
+  mimeType: string | null;
+  /** Base64, as received. */
+  data: string;
+}
+export type ContentBlock =
+  | TextContentBlock
+  | RefusalContentBlock
+  | ReasoningContentBlock
+  | ToolCallContentBlock
+  | ToolResultContentBlock
+  | FileContentBlock;
+
+/** A source the text cites (see the `citation` event). */
+export interface FinalCitation {
+  /** The text block it belongs to. */
+  index: number;
+  url?: string;
+  title?: string;
+  source?: string;
+  citedText?: string;
+  start?: number;
+  end?: number;
+}
 
 export interface FinalToolCall {
   id: string;
@@ -58,6 +96,7 @@ export interface FinalChoice {
   refusal: string | null;
   reasoning: string;
   toolCalls: FinalToolCall[];
+  citations: FinalCitation[];
   /** Null for a choice k > 0 whose own `done` never came. */
   stopReason: StopReason | null;
   providerReason: string | null;
@@ -74,7 +113,10 @@ export interface FinalResult {
   /** The refusal channel's text, or null when there was none. */
   refusal: string | null;
   reasoning: string;
+  /** The calls the client must execute (provider-executed calls are in `content` only). */
   toolCalls: FinalToolCall[];
+  /** Sources the text cites, in stream order. */
+  citations: FinalCitation[];
   /** All null when the response reported no usage. */
   usage: Usage;
   stopReason: StopReason;

@@ -137,6 +137,9 @@ export class ResponseCollector {
       case 'tool_call_done':
       case 'signature':
       case 'audio_delta':
+      case 'tool_result':
+      case 'citation':
+      case 'file':
       case 'tool_call_cancel':
       case 'session':
       case 'raw':

@@ -53,6 +53,7 @@ t.test('OpenAI chat: text and usage', async (t) => {
     refusal: null,
     reasoning: '',
     toolCalls: [],
+    citations: [],
     usage: { inputTokens: 14, outputTokens: 4, totalTokens: 18, reasoningTokens: 0, cachedInputTokens: 0 },
     stopReason: 'end',
     providerReason: 'stop',
@@ -75,6 +76,7 @@ t.test('OpenAI chat n=2: choice 0 at top level, every choice in `choices`', asyn
       refusal: null,
       reasoning: '',
       toolCalls: [],
+      citations: [],
       stopReason: 'end',
       providerReason: 'stop',
     },
@@ -84,6 +86,7 @@ t.test('OpenAI chat n=2: choice 0 at top level, every choice in `choices`', asyn
       refusal: null,
       reasoning: '',
       toolCalls: [],
+      citations: [],
       stopReason: 'max_tokens',
       providerReason: 'length',
     },
@@ -111,6 +114,7 @@ t.test('n>1: a choice index past the others fills the gaps; tool calls are keyed
     refusal: null,
     reasoning: '',
     toolCalls: [],
+    citations: [],
     stopReason: null,
     providerReason: null,
   });
@@ -450,6 +454,7 @@ t.test('a bare done still gives a final; empty deltas create no block', async (t
     refusal: null,
     reasoning: '',
     toolCalls: [],
+    citations: [],
     usage: NO_USAGE,
     stopReason: 'end',
     providerReason: null,
@@ -572,4 +577,42 @@ t.test('a log of many responses: every final is complete and independent', async
   );
   // The same as each sequence alone.
   sequences.forEach((s, i) => t.strictSame(out[i], only(s), `response ${i}`));
+});
+
+t.test('provider-executed calls: in content with their results and files, never in toolCalls', async (t) => {
+  const P = { providerExecuted: true } as const;
+  const final = only([
+    start('r', 'm'),
+    { ...toolStart(0, 'srv_1', 'web_search'), ...P },
+    { ...toolDelta(0, 'srv_1', '{"query":"x"}'), ...P },
+    { ...toolDone(0, 'srv_1', 'web_search', '{"query":"x"}'), ...P },
+    { type: 'tool_result', index: 1, id: 'srv_1', name: 'web_search', result: [{ url: 'https://a.example' }] },
+    text(2, 'See A.'),
+    { type: 'citation', index: 2, url: 'https://a.example', title: 'A', citedText: 'a', raw: { type: 'x' } },
+    { type: 'file', index: 3, id: 'ig_1', mimeType: 'image/png', data: 'iVBO', partial: true },
+    { type: 'file', index: 3, id: 'ig_1', mimeType: 'image/png', data: 'iVBORw0K' },
+    { type: 'tool_result', index: 4, id: 'srv_2', name: 'code_execution', result: { error_code: 'unavailable' }, isError: true },
+    toolStart(5, 'call_1', 'get_weather'),
+    toolDone(5, 'call_1', 'get_weather', '{}'),
+    done('tool_use', 'tool_use'),
+  ]);
+  t.strictSame(final.toolCalls, [{ id: 'call_1', name: 'get_weather', arguments: {} }], 'only the client call');
+  t.strictSame(final.content, [
+    { type: 'tool_call', id: 'srv_1', name: 'web_search', arguments: { query: 'x' }, providerExecuted: true },
+    { type: 'tool_result', id: 'srv_1', name: 'web_search', result: [{ url: 'https://a.example' }] },
+    { type: 'text', text: 'See A.' },
+    { type: 'file', mimeType: 'image/png', data: 'iVBORw0K', id: 'ig_1' },
+    { type: 'tool_result', id: 'srv_2', name: 'code_execution', result: { error_code: 'unavailable' }, isError: true },
+    { type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: {} },
+  ]);
+  t.strictSame(final.citations, [{ index: 2, url: 'https://a.example', title: 'A', citedText: 'a' }]);
+  t.equal(final.text, 'See A.');
+});
+
+t.test('citations, results and files count against maxBlocks', async (t) => {
+  const events: UnifiedEvent[] = [start('r', 'm')];
+  for (let i = 0; i < 5; i++) events.push({ type: 'citation', index: 0, url: `u${i}`, raw: null });
+  events.push(done('end', 'stop'));
+  t.throws(() => finals(events, { maxBlocks: 3 }), LimitExceededError);
+  t.equal(only(events, { maxBlocks: 5 }).citations.length, 5);
 });

@@ -21,13 +21,22 @@ export function eventLine(e: UnifiedEvent, { refusal = false }: LineOptions = {}
       s = `reasoning ${e.index}/${e.contentIndex} ${JSON.stringify(e.text)}`;
       break;
     case 'tool_call_start':
-      s = `tool_start ${e.index} ${e.id} ${e.name}`;
+      s = `tool_start ${e.index} ${e.id} ${e.name}${e.providerExecuted ? ' provider' : ''}`;
       break;
     case 'tool_call_delta':
-      s = `tool_delta ${e.index} ${e.id} ${e.argumentsDelta}`;
+      s = `tool_delta ${e.index} ${e.id} ${e.argumentsDelta}${e.providerExecuted ? ' provider' : ''}`;
       break;
     case 'tool_call_done':
-      s = `tool_done ${e.index} ${e.id} ${e.name} ${e.arguments}`;
+      s = `tool_done ${e.index} ${e.id} ${e.name} ${e.arguments}${e.providerExecuted ? ' provider' : ''}`;
+      break;
+    case 'tool_result':
+      s = `tool_result ${e.index} ${e.id} ${e.name}${e.isError ? ' error' : ''}`;
+      break;
+    case 'citation':
+      s = `citation ${e.index} ${e.url ?? e.source ?? ''} ${e.start ?? ''}-${e.end ?? ''}`;
+      break;
+    case 'file':
+      s = `file ${e.index} ${e.mimeType} ${e.data.length}${e.partial ? ' partial' : ''}`;
       break;
     case 'signature':
       s = `signature ${e.index} ${e.kind} ${e.signature}`;

@@ -40,6 +40,7 @@ t.test('parallel calls: previews while streaming, parsed authoritative arguments
       done: true,
       argumentsText: '{"location": "Paris", "days": 3}',
       arguments: { location: 'Paris', days: 3 },
+      providerExecuted: false,
     },
     {
       choice: 0,
@@ -49,6 +50,7 @@ t.test('parallel calls: previews while streaming, parsed authoritative arguments
       done: true,
       argumentsText: '{"tz": "Europe/Paris", "fmt": [24, true]}',
       arguments: { tz: 'Europe/Paris', fmt: [24, true] },
+      providerExecuted: false,
     },
   ]);
   t.strictSame(acc.preview('call_time'), { tz: 'Europe/Paris', fmt: [24, true] }, 'preview after done is the parsed value');
@@ -89,9 +91,9 @@ t.test('calls without a done are parsed from their deltas when the response ends
   const emit = (): void => {};
   const events: UnifiedEvent[] = [start('r', 'm'), toolStart(0, 'a', 'f'), toolDelta(0, 'a', '{"x"'), toolDelta(0, 'a', ': 1}')];
   for (const ev of events) acc.push(ev, emit);
-  t.strictSame(acc.calls()[0], { choice: 0, index: 0, id: 'a', name: 'f', done: false, argumentsText: '{"x": 1}', arguments: undefined });
+  t.strictSame(acc.calls()[0], { choice: 0, index: 0, id: 'a', name: 'f', done: false, argumentsText: '{"x": 1}', arguments: undefined, providerExecuted: false });
   acc.push(done('tool_use', 'tool_calls'), emit);
-  t.strictSame(acc.calls()[0], { choice: 0, index: 0, id: 'a', name: 'f', done: false, argumentsText: '{"x": 1}', arguments: { x: 1 } });
+  t.strictSame(acc.calls()[0], { choice: 0, index: 0, id: 'a', name: 'f', done: false, argumentsText: '{"x": 1}', arguments: { x: 1 }, providerExecuted: false });
   // The next response starts clean.
   acc.push(start('r2', 'm'), emit);
   t.strictSame(acc.calls(), []);

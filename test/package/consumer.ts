@@ -17,6 +17,8 @@ import {
   sseFramer,
   decoder,
   StreamError,
+  assertNever,
+  type ContentBlock,
   type FinalResult,
   type FinalToolCall,
   type StopReason,
@@ -38,7 +40,13 @@ export function describe(ev: UnifiedEvent): string {
     case 'tool_call_delta':
       return ev.argumentsDelta;
     case 'tool_call_done':
-      return `${ev.name}(${ev.arguments})`;
+      return `${ev.name}(${ev.arguments})${ev.providerExecuted === true ? ' by the provider' : ''}`;
+    case 'tool_result':
+      return `${ev.id}: ${JSON.stringify(ev.result)}`;
+    case 'citation':
+      return ev.url ?? ev.source ?? '';
+    case 'file':
+      return `${ev.mimeType ?? 'file'}${ev.partial === true ? ' (partial)' : ''}`;
     case 'usage': {
       const n: number | null = ev.inputTokens;
       return String(n);
@@ -65,13 +73,32 @@ export function summarize(f: FinalResult): string {
   const errors: string[] = f.errors.map((e) => `${e.code} ${e.message} ${e.status ?? ''}`);
   const audioBytes: number = f.audio?.bytes ?? 0;
   const firstBlock = f.content[0];
-  const blockText = firstBlock?.type === 'tool_call' ? firstBlock.name : firstBlock?.text;
+  const blockText = firstBlock === undefined ? '' : blockLine(firstBlock);
+  const cited: string[] = f.citations.map((c) => `${c.index} ${c.url ?? c.source ?? ''} ${c.start ?? ''}`);
   const choices: number = f.choices?.length ?? 1;
   return [
     f.dialect, f.id, f.model, text, reasoning, refusal, calls.map((c) => `${c.id} ${c.name} ${JSON.stringify(c.arguments)}`),
     usage.inputTokens, usage.outputTokens, usage.totalTokens, usage.reasoningTokens, usage.cachedInputTokens,
-    stop, f.providerReason, f.signatures.map((s) => `${s.index} ${s.kind} ${s.signature}`), errors, audioBytes, blockText, choices,
+    stop, f.providerReason, f.signatures.map((s) => `${s.index} ${s.kind} ${s.signature}`), errors, audioBytes, blockText, choices, cited,
   ].join(' ');
+}
+
+/** Every content block type, switched over exhaustively. */
+function blockLine(b: ContentBlock): string {
+  switch (b.type) {
+    case 'text':
+    case 'refusal':
+    case 'reasoning':
+      return b.text;
+    case 'tool_call':
+      return `${b.name}${b.providerExecuted === true ? ' (provider)' : ''}`;
+    case 'tool_result':
+      return `${b.id} ${JSON.stringify(b.result)}${b.isError === true ? ' error' : ''}`;
+    case 'file':
+      return `${b.mimeType ?? ''} ${b.data.length}`;
+    default:
+      return assertNever(b);
+  }
 }
 
 /** (a) stream/promises pipeline from a file through createStream into a Writable. */

@@ -19,6 +19,8 @@ export interface CliOptions {
   quiet: boolean;
   progress: boolean | null;
   audioOut: string | null;
+  /** --files-out: where generated files (images, inlineData parts) are written. */
+  filesOut: string | null;
   /** doctor: one JSON report per input instead of the text. */
   json: boolean;
   /** --records: each input line is a JSON record holding one capture; one output line per input line. */
@@ -132,7 +134,7 @@ other inputs are still examined), 70 on an internal error (a worker that
 failed on an input, named on stderr). When several apply, the highest wins.`;
 
 /** Options of the stream modes that doctor does not take. */
-const RUN_ONLY = ['out', 'raw', 'positions', 'strict', 'progress', 'audio-out', 'records', 'body-field', 'base64-field', 'path-field'] as const;
+const RUN_ONLY = ['out', 'raw', 'positions', 'strict', 'progress', 'audio-out', 'files-out', 'records', 'body-field', 'base64-field', 'path-field'] as const;
 
 const OUTS: CliOut[] = ['frames', 'events', 'final', 'text', 'rows'];
 
@@ -157,6 +159,8 @@ ${FRAMING_HELP}
   --positions         add "at": {frame, offset} to every event
   --strict            stop at the first error event: a one-line message, exit 1
   --audio-out <dir>   write each response's audio to <dir>, one file each
+  --files-out <dir>   write the files a response generates (images, inline
+                      data) to <dir>, one file each
   --progress          force the progress bar on stderr (default: only on a
                       terminal, for files larger than a few MB)
   --quiet             no progress bar, no hint when reading a terminal
@@ -210,6 +214,7 @@ export function parseCli(argv: string[]): CliOptions {
         quiet: { type: 'boolean' },
         progress: { type: 'boolean' },
         'audio-out': { type: 'string' },
+        'files-out': { type: 'string' },
         json: { type: 'boolean' },
         records: { type: 'boolean' },
         'body-field': { type: 'string' },
@@ -249,6 +254,7 @@ export function parseCli(argv: string[]): CliOptions {
   if (records) {
     if (out !== 'final' && out !== 'rows') throw new UsageError(`--records writes records with their finals (the default, --out final) or rows (--out rows), not --out ${out}`);
     if (v['audio-out'] !== undefined) throw new UsageError('--audio-out is not an option of --records');
+    if (v['files-out'] !== undefined) throw new UsageError('--files-out is not an option of --records');
   }
   return {
     command,
@@ -261,6 +267,7 @@ export function parseCli(argv: string[]): CliOptions {
     quiet: v.quiet ?? false,
     progress: v.progress ?? null,
     audioOut: v['audio-out'] ?? null,
+    filesOut: v['files-out'] ?? null,
     json: v.json ?? false,
     records,
     ...fields,
@@ -305,6 +312,7 @@ function defaults(): CliOptions {
     quiet: false,
     progress: null,
     audioOut: null,
+    filesOut: null,
     json: false,
     records: false,
     bodyField: 'body',

@@ -21,7 +21,7 @@ import { chain, type Stage } from '../stage.js';
 import { records } from '../records/transform.js';
 import { finalToRow, recordToRows } from '../records/row.js';
 import type { RecordOutput } from '../records/types.js';
-import { createAudioWriter } from './audio-out.js';
+import { createAudioWriter, createFileWriter } from './media-out.js';
 import { createProgress, PROGRESS_MIN_BYTES, type Progress } from './progress.js';
 import { EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, type CliOptions } from './args.js';
 import { InputError, inputName, openInput, reason, type Input } from './input.js';
@@ -73,14 +73,16 @@ function makeStage(opts: CliOptions, file: string, index: number, report: (ev: E
     strict: opts.strict,
   });
   const finals = opts.out === 'final' || opts.out === 'rows';
-  if (opts.audioOut === null) {
+  if (opts.audioOut === null && opts.filesOut === null) {
     // as createStream: text deltas go straight into the final result / text output
     if (finals) return fuseText(guarded, makeFinalAccumulator(resolveLimits({})));
     if (opts.out === 'text') return fuseText(guarded, textReportingErrors(report));
     return guarded;
   }
   const prefix = `${String(index + 1).padStart(2, '0')}-${file === '-' ? 'stdin' : basename(file).replace(/[^A-Za-z0-9_.-]/g, '_')}`;
-  const events = chain(guarded, createAudioWriter(opts.audioOut, prefix));
+  let events: Stage<Chunk, UnifiedEvent> = guarded;
+  if (opts.audioOut !== null) events = chain(events, createAudioWriter(opts.audioOut, prefix));
+  if (opts.filesOut !== null) events = chain(events, createFileWriter(opts.filesOut, prefix));
   if (finals) return chain(events, makeFinalAccumulator(resolveLimits({})));
   if (opts.out === 'text') return chain(events, textReportingErrors(report));
   return events;

@@ -5,12 +5,36 @@
  * Skeleton: message_start → (content_block_start → content_block_delta* →
  * content_block_stop)* → message_delta (stop_reason, cumulative usage) →
  * message_stop, with `ping` keep-alives anywhere and `error` mid-stream.
+ * `message_start.message.content` may already hold whole blocks (programmatic
+ * tool calling: a `tool_use` block, `stop_reason: "tool_use"`, no
+ * content_block_* events): they are read as blocks 0..n-1, in order.
+ *
+ * Who runs which tool: `tool_use` blocks are the client's calls; `server_tool_use`
+ * (web_search, web_fetch, code_execution, bash_code_execution,
+ * text_editor_code_execution, tool_search_tool_*, advisor) and `mcp_tool_use`
+ * (MCP connector; the event's name is the tool's name as given, the block's
+ * `server_name` stays in the `raw` event of its start) are run by Anthropic:
+ * their tool_call_* events carry `providerExecuted`, and each `*_tool_result`
+ * block (whole in its content_block_start) is one `tool_result` (id: its
+ * `tool_use_id`, result: its `content` as received, isError for an `*_error`
+ * content, an `error_code` or `is_error: true`). `done` says `tool_use` only
+ * while a client call is pending; `pause_turn` is `other`.
+ *
+ * Citations (`citations_delta`, or `citations` on a block as it starts) are
+ * `citation` events of their text block: web_search_result_location → url,
+ * title, citedText; document locations (char_location, page_location,
+ * content_block_location) → source (file_id, else `document <document_index>`),
+ * title (document_title), citedText; search_result_location → source, title,
+ * citedText. A citation covers its whole text block: Anthropic gives no
+ * offsets into the response text, so start/end are never set (its
+ * start_char_index / start_page_number / start_block_index… count characters,
+ * pages or content blocks of the cited document, and stay in `raw`).
  */
-import type { Json, JsonObject, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
-import { doneEvent, errorEvent, num, obj, str, usageEvent } from './helpers.js';
+import type { CitationEvent, Json, JsonObject, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
+import { arr, doneEvent, errorEvent, isObject, num, obj, str, usageEvent } from './helpers.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
 
-type BlockKind = 'text' | 'thinking' | 'tool' | 'other';
+type BlockKind = 'text' | 'thinking' | 'tool' | 'result' | 'other';
 
 interface Block {
   /** Unified index: the provider's block index unless that index was reused (xAI). */
@@ -19,6 +43,8 @@ interface Block {
   /** Tool blocks only. */
   id: string;
   name: string;
+  /** A server_tool_use / mcp_tool_use block: Anthropic runs it (kept here so the fast path's deltas carry it too). */
+  providerExecuted: boolean;
   /** input_json_delta fragments, joined once at the block's stop. */
   args: string[];
   /** The `input` object of content_block_start (used only when no delta came). */
@@ -34,8 +60,18 @@ const STOP_REASONS: Record<string, StopReason> = {
   refusal: 'refusal',
 };
 
-/** Block types whose content arrives as input_json_delta and ends as a tool call. */
-const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
+/** Block types whose content arrives as input_json_delta and ends as a tool call: the client's, then Anthropic's. */
+const CLIENT_TOOL = 'tool_use';
+const PROVIDER_TOOLS = new Set(['server_tool_use', 'mcp_tool_use']);
+
+function kindOf(type: string | undefined): BlockKind {
+  if (type === 'text') return 'text';
+  if (type === 'thinking') return 'thinking';
+  if (type === CLIENT_TOOL || (type !== undefined && PROVIDER_TOOLS.has(type))) return 'tool';
+  // web_search_tool_result, mcp_tool_result, advisor_tool_result…: the result of a provider-executed call.
+  if (type !== undefined && type.endsWith('_tool_result')) return 'result';
+  return 'other';
+}
 
 /**
  * A Messages response's handler, with the delta mapping that both the parse
@@ -67,6 +103,11 @@ export function createMessagesResponse(ctx: DialectContext): MessagesResponse {
   let usageEmitted = false;
   let stopReason: string | null = null;
   let sawMessageDelta = false;
+  /** Calls seen: a client call makes `tool_use` a pending request; provider-executed ones do not. */
+  let clientCalls = 0;
+  let providerCalls = 0;
+  /** Call id → tool name, for the name of its result. */
+  const names = new Map<string, string>();
   /** provider index → the block most recently started under it. */
   const byProvider = new Map<number, Block>();
   /** Open blocks in start order: an index-less delta belongs to the last one. */
@@ -123,9 +164,23 @@ export function createMessagesResponse(ctx: DialectContext): MessagesResponse {
       else if (block.input !== undefined && hasKeys(block.input)) {
         // The whole input came in content_block_start: one delta holding it all, like other whole-call deliveries.
         args = JSON.stringify(block.input);
-        self.emit({ type: 'tool_call_delta', index: block.index, id: block.id, argumentsDelta: args });
+        self.emitArgs(block, args);
       } else args = '';
-      self.emit({ type: 'tool_call_done', index: block.index, id: block.id, name: block.name, arguments: args });
+      const { index, id, name } = block;
+      self.emit(
+        block.providerExecuted
+          ? { type: 'tool_call_done', index, id, name, arguments: args, providerExecuted: true }
+          : { type: 'tool_call_done', index, id, name, arguments: args },
+      );
+    },
+
+    emitArgs(block: Block, part: string): void {
+      const { index, id } = block;
+      self.emit(
+        block.providerExecuted
+          ? { type: 'tool_call_delta', index, id, argumentsDelta: part, providerExecuted: true }
+          : { type: 'tool_call_delta', index, id, argumentsDelta: part },
+      );
     },
 
     onMessageStart(payload: JsonObject): void {
@@ -138,26 +193,47 @@ export function createMessagesResponse(ctx: DialectContext): MessagesResponse {
       startEmitted = true;
       const message = obj(payload['message']);
       startUsage = obj(message?.['usage']);
+      // Set when the message starts already stopped (programmatic tool calling); message_delta overrides it.
+      stopReason = str(message?.['stop_reason']) ?? null;
       self.emit({ type: 'start', id: str(message?.['id']) ?? null, model: str(message?.['model']) ?? null });
+      const content = arr(message?.['content']);
+      if (content === undefined || content.length === 0) return;
+      // Whole blocks, with no content_block_* events to follow: each starts and stops here, in order.
+      let unmapped = false;
+      content.forEach((cb, i) => {
+        if (!self.startBlock(i, obj(cb))) unmapped = true;
+        const block = byProvider.get(i)!;
+        self.close(block);
+        if (block.kind === 'tool') self.finishTool(block);
+      });
+      // A block without a unified meaning (or one whose fields stay only in raw) is not lost.
+      if (unmapped) self.raw(payload);
     },
 
     onBlockStart(payload: JsonObject): void {
       self.ensureStarted();
-      const cb = obj(payload['content_block']);
-      const providerIndex = num(payload['index']);
+      if (!self.startBlock(num(payload['index']), obj(payload['content_block']))) self.raw(payload);
+    },
+
+    /**
+     * Opens a block and emits what its start carries; false when the payload
+     * holding it must also pass as raw (nothing mapped, or fields with no
+     * unified place: an MCP call's server_name).
+     */
+    startBlock(providerIndex: number | undefined, cb: JsonObject | undefined): boolean {
       const type = str(cb?.['type']);
-      const kind: BlockKind =
-        type === 'text' ? 'text' : type === 'thinking' ? 'thinking' : type !== undefined && TOOL_BLOCKS.has(type) ? 'tool' : 'other';
+      const kind = kindOf(type);
       const index = self.allocate(providerIndex);
-      const block: Block = { index, kind, id: '', name: '', args: [], input: undefined, open: true };
+      const block: Block = { index, kind, id: '', name: '', providerExecuted: false, args: [], input: undefined, open: true };
       if (providerIndex !== undefined) byProvider.set(providerIndex, block);
       open.push(block);
       switch (kind) {
         case 'text': {
+          const cited = self.citations(index, cb?.['citations']);
           const text = str(cb?.['text']);
           if (text !== undefined && text !== '') self.emit({ type: 'text_delta', index, text });
-          else self.raw(payload);
-          return;
+          else if (!cited) return false;
+          return true;
         }
         case 'thinking': {
           const text = str(cb?.['thinking']);
@@ -171,24 +247,56 @@ export function createMessagesResponse(ctx: DialectContext): MessagesResponse {
             self.emit({ type: 'signature', index, signature, kind: 'signature_delta' });
             emitted = true;
           }
-          if (!emitted) self.raw(payload);
-          return;
+          return emitted;
         }
         case 'tool': {
           const id = str(cb?.['id']);
           block.id = id !== undefined && id !== '' ? id : `call_${index}`;
           block.name = str(cb?.['name']) ?? '';
           block.input = obj(cb?.['input']);
-          self.emit({ type: 'tool_call_start', index, id: block.id, name: block.name });
-          return;
+          names.set(block.id, block.name);
+          if (type === CLIENT_TOOL) {
+            clientCalls++;
+            self.emit({ type: 'tool_call_start', index, id: block.id, name: block.name });
+            return true;
+          }
+          providerCalls++;
+          block.providerExecuted = true;
+          self.emit({ type: 'tool_call_start', index, id: block.id, name: block.name, providerExecuted: true });
+          // mcp_tool_use: server_name has no unified field; the start's raw event keeps it.
+          return type !== 'mcp_tool_use';
+        }
+        case 'result': {
+          const callId = str(cb?.['tool_use_id']);
+          if (callId === undefined) return false; // a result of no call: no unified meaning
+          const result = cb?.['content'] ?? null;
+          self.emit(
+            cb?.['is_error'] === true || isErrorContent(result)
+              ? { type: 'tool_result', index, id: callId, name: names.get(callId) ?? '', result, isError: true }
+              : { type: 'tool_result', index, id: callId, name: names.get(callId) ?? '', result },
+          );
+          return true;
         }
         case 'other': {
           const data = type === 'redacted_thinking' ? str(cb?.['data']) : undefined;
-          if (data !== undefined) self.emit({ type: 'signature', index, signature: data, kind: 'redacted_thinking' });
-          else self.raw(payload); // server tool results, compaction, fallback…: the whole block is in this payload
-          return;
+          if (data === undefined) return false; // compaction, fallback, container_upload…: the whole block is in the payload
+          self.emit({ type: 'signature', index, signature: data, kind: 'redacted_thinking' });
+          return true;
         }
       }
+    },
+
+    /** The citations a text block starts with: citation events; false when there are none. */
+    citations(index: number, list: Json | undefined): boolean {
+      const items = arr(list);
+      if (items === undefined) return false;
+      let cited = false;
+      for (const c of items) {
+        if (!isObject(c)) continue;
+        self.emit(citationEvent(index, c));
+        cited = true;
+      }
+      return cited;
     },
 
     onBlockDelta(payload: JsonObject): void {
@@ -223,8 +331,14 @@ export function createMessagesResponse(ctx: DialectContext): MessagesResponse {
           else self.raw(payload); // empty fragment (the tool still gets its done at stop) or no tool block
           return;
         }
+        case 'citations_delta': {
+          const citation = obj(delta!['citation']);
+          if (citation !== undefined) self.emit(citationEvent(self.blockIndex(providerIndex), citation));
+          else self.raw(payload);
+          return;
+        }
         default:
-          self.raw(payload); // citations_delta, compaction_delta, unknown
+          self.raw(payload); // compaction_delta, unknown
       }
     },
 
@@ -247,7 +361,7 @@ export function createMessagesResponse(ctx: DialectContext): MessagesResponse {
     argsDelta(block: Block, part: string): void {
       self.ensureStarted();
       block.args.push(part);
-      self.emit({ type: 'tool_call_delta', index: block.index, id: block.id, argumentsDelta: part });
+      self.emitArgs(block, part);
     },
 
     onBlockStop(payload: JsonObject): void {
@@ -293,7 +407,10 @@ export function createMessagesResponse(ctx: DialectContext): MessagesResponse {
       }
       self.flushUsage();
       const reason = stopReason;
-      self.emit(doneEvent(reason === null ? 'other' : (STOP_REASONS[reason] ?? 'other'), reason));
+      let mapped: StopReason = reason === null ? 'other' : (STOP_REASONS[reason] ?? 'other');
+      // tool_use asks the client to run its calls: with none pending, the provider ran them all (end) or sent none (other).
+      if (mapped === 'tool_use' && clientCalls === 0) mapped = providerCalls > 0 ? 'end' : 'other';
+      self.emit(doneEvent(mapped, reason));
     },
 
     onError(payload: JsonObject): void {
@@ -362,6 +479,29 @@ export function createMessagesResponse(ctx: DialectContext): MessagesResponse {
     started: false as boolean,
   } satisfies MessagesResponse;
   return handler;
+}
+
+/** A server tool's error result: `{type: "web_search_tool_result_error", error_code}` and the like. */
+function isErrorContent(content: Json): boolean {
+  if (!isObject(content)) return false;
+  const type = content['type'];
+  return (typeof type === 'string' && type.endsWith('_error')) || 'error_code' in content;
+}
+
+/** One citation object (of citations_delta or a block's citations) as a citation event of text block `index`. */
+function citationEvent(index: number, c: JsonObject): CitationEvent {
+  const ev: CitationEvent = { type: 'citation', index, raw: c };
+  const url = str(c['url']);
+  if (url !== undefined) ev.url = url;
+  const title = str(c['title']) ?? str(c['document_title']);
+  if (title !== undefined) ev.title = title;
+  // search_result_location names its source; document locations their file or request document.
+  const documentIndex = num(c['document_index']);
+  const source = str(c['source']) ?? str(c['file_id']) ?? (documentIndex !== undefined ? `document ${documentIndex}` : undefined);
+  if (source !== undefined) ev.source = source;
+  const cited = str(c['cited_text']);
+  if (cited !== undefined && cited !== '') ev.citedText = cited;
+  return ev;
 }
 
 function hasKeys(o: JsonObject): boolean {

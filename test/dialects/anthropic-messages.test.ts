@@ -17,7 +17,11 @@ interface Summary {
   start: { id: string | null; model: string | null } | null;
   text: Record<number, string>;
   reasoning: Record<number, string>;
-  tools: { index: number; id: string; name: string; arguments: string; deltas: string }[];
+  tools: { index: number; id: string; name: string; arguments: string; deltas: string; provider: boolean }[];
+  /** tool_result events: block index → the call id. */
+  results: Record<number, string>;
+  /** citation events per text block index. */
+  citations: Record<number, number>;
   signatures: { index: number; kind: string; length: number }[];
   usage: Omit<UsageEvent, 'raw' | 'type' | 'at'> | null;
   usageCount: number;
@@ -27,7 +31,20 @@ interface Summary {
 }
 
 function summarize(events: UnifiedEvent[]): Summary {
-  const s: Summary = { start: null, text: {}, reasoning: {}, tools: [], signatures: [], usage: null, usageCount: 0, done: [], errors: [], raws: 0 };
+  const s: Summary = {
+    start: null,
+    text: {},
+    reasoning: {},
+    tools: [],
+    results: {},
+    citations: {},
+    signatures: [],
+    usage: null,
+    usageCount: 0,
+    done: [],
+    errors: [],
+    raws: 0,
+  };
   const deltas = new Map<number, string[]>();
   for (const e of events) {
     switch (e.type) {
@@ -44,7 +61,20 @@ function summarize(events: UnifiedEvent[]): Summary {
         deltas.set(e.index, [...(deltas.get(e.index) ?? []), e.argumentsDelta]);
         break;
       case 'tool_call_done':
-        s.tools.push({ index: e.index, id: e.id, name: e.name, arguments: e.arguments, deltas: (deltas.get(e.index) ?? []).join('') });
+        s.tools.push({
+          index: e.index,
+          id: e.id,
+          name: e.name,
+          arguments: e.arguments,
+          deltas: (deltas.get(e.index) ?? []).join(''),
+          provider: e.providerExecuted === true,
+        });
+        break;
+      case 'tool_result':
+        s.results[e.index] = e.id;
+        break;
+      case 'citation':
+        s.citations[e.index] = (s.citations[e.index] ?? 0) + 1;
         break;
       case 'signature':
         s.signatures.push({ index: e.index, kind: e.kind, length: e.signature.length });
@@ -83,17 +113,18 @@ function checkInvariants(t: Test, events: UnifiedEvent[], bytes: Buffer): void {
   t.equal(events.filter((e) => e.type === 'start').length, 1, 'exactly one start');
   t.equal(events[0]?.type, 'start', 'start comes first');
   t.notOk(events.some((e) => (e.type === 'text_delta' || e.type === 'reasoning_delta') && e.text === ''), 'no empty text');
-  const started = new Map<number, { id: string; name: string }>();
+  const started = new Map<number, { id: string; name: string; provider: boolean }>();
   const deltas = new Map<number, string[]>();
   let doneCalls = 0;
   for (const e of events) {
-    if (e.type === 'tool_call_start') started.set(e.index, { id: e.id, name: e.name });
+    if (e.type === 'tool_call_start') started.set(e.index, { id: e.id, name: e.name, provider: e.providerExecuted === true });
     else if (e.type === 'tool_call_delta') {
       t.equal(e.id, started.get(e.index)?.id, 'delta id matches its start');
+      t.equal(e.providerExecuted === true, started.get(e.index)?.provider, 'delta providerExecuted matches its start');
       deltas.set(e.index, [...(deltas.get(e.index) ?? []), e.argumentsDelta]);
     } else if (e.type === 'tool_call_done') {
       doneCalls++;
-      t.same({ id: e.id, name: e.name }, started.get(e.index), 'done matches its start');
+      t.same({ id: e.id, name: e.name, provider: e.providerExecuted === true }, started.get(e.index), 'done matches its start');
       t.equal(e.arguments, (deltas.get(e.index) ?? []).join(''), 'arguments = concatenated deltas');
     }
   }
@@ -108,13 +139,31 @@ function checkInvariants(t: Test, events: UnifiedEvent[], bytes: Buffer): void {
  * Independent oracle: a naive read of the data lines (no framing subtleties
  * in these files) gives the text, thinking and tool input per block index.
  */
-function oracle(bytes: Buffer): { text: Record<number, string>; reasoning: Record<number, string>; tools: Record<number, string> } {
-  const out = { text: {} as Record<number, string>, reasoning: {} as Record<number, string>, tools: {} as Record<number, string> };
+interface Oracle {
+  text: Record<number, string>;
+  reasoning: Record<number, string>;
+  tools: Record<number, string>;
+  /** Tool blocks Anthropic runs (server_tool_use, mcp_tool_use), by index. */
+  provider: Record<number, boolean>;
+  /** `*_tool_result` blocks: index → tool_use_id. */
+  results: Record<number, string>;
+  /** citations_delta per block index. */
+  citations: Record<number, number>;
+}
+
+function oracle(bytes: Buffer): Oracle {
+  const out: Oracle = { text: {}, reasoning: {}, tools: {}, provider: {}, results: {}, citations: {} };
   for (const line of bytes.toString('utf8').split('\n')) {
     if (!line.startsWith('data:')) continue;
-    const p = JSON.parse(line.slice(5)) as { type: string; index: number; delta?: Record<string, string>; content_block?: { type: string } };
-    if (p.type === 'content_block_start' && ['tool_use', 'server_tool_use', 'mcp_tool_use'].includes(p.content_block!.type)) out.tools[p.index] = '';
+    const p = JSON.parse(line.slice(5)) as { type: string; index: number; delta?: Record<string, string>; content_block?: { type: string; tool_use_id?: string } };
+    const block = p.content_block;
+    if (p.type === 'content_block_start' && ['tool_use', 'server_tool_use', 'mcp_tool_use'].includes(block!.type)) {
+      out.tools[p.index] = '';
+      out.provider[p.index] = block!.type !== 'tool_use';
+    }
+    if (p.type === 'content_block_start' && block!.type.endsWith('_tool_result')) out.results[p.index] = block!.tool_use_id!;
     if (p.type !== 'content_block_delta') continue;
+    if (p.delta!['type'] === 'citations_delta') out.citations[p.index] = (out.citations[p.index] ?? 0) + 1;
     const d = p.delta!;
     if (d['type'] === 'text_delta' && d['text'] !== '') out.text[p.index] = (out.text[p.index] ?? '') + d['text'];
     if (d['type'] === 'thinking_delta' && d['thinking'] !== '') out.reasoning[p.index] = (out.reasoning[p.index] ?? '') + d['thinking'];
@@ -132,6 +181,7 @@ const FIXTURES = [
   'overloaded-error.sse',
   'missing-message-stop.sse',
   'cache-usage.sse',
+  'programmatic-tool-call-at-message-start.sse',
 ];
 
 t.test('fixtures give identical events under every chunking', (t) => {
@@ -325,7 +375,8 @@ t.test('stop reasons', (t) => {
     ['end_turn', 'end'],
     ['stop_sequence', 'end'],
     ['max_tokens', 'max_tokens'],
-    ['tool_use', 'tool_use'],
+    // No client call in this message: nothing is pending (see anthropic-hosted-tools.test.ts).
+    ['tool_use', 'other'],
     ['refusal', 'refusal'],
     ['pause_turn', 'other'],
     ['model_context_window_exceeded', 'other'],
@@ -341,10 +392,10 @@ t.test('stop reasons', (t) => {
 t.test('unknown types, unknown deltas and non-tool blocks are raw, never dropped', (t) => {
   const payloads = [
     MSG,
-    { type: 'content_block_start', index: 0, content_block: { type: 'web_search_tool_result', tool_use_id: 'srv_1', content: [] } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'compaction', content: 'Summary.' } },
     { type: 'content_block_stop', index: 0 },
     { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
-    { type: 'content_block_delta', index: 1, delta: { type: 'citations_delta', citation: { type: 'web_search_result_location' } } },
+    { type: 'content_block_delta', index: 1, delta: { type: 'citations_delta', citation: null } },
     { type: 'content_block_delta', index: 1, delta: { type: 'brand_new_delta', x: 1 } },
     { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: '' } },
     { type: 'content_block_stop', index: 1 },
@@ -551,7 +602,11 @@ const EXPECT: Record<string, Expect> = {
     signatures: [[0, 'signature_delta']],
     tools: [[2, 'advisor', '']],
     check(t, events) {
-      t.ok(events.some((e) => e.type === 'raw' && JSON.stringify(e.event).includes('"advisor_tool_result"')), 'advisor_tool_result block is raw');
+      t.match(
+        events.find((e) => e.type === 'tool_result'),
+        { index: 3, id: 'srvtoolu_01DgsKYsJWQfJxubLmaKLEj6', name: 'advisor', result: { type: 'advisor_result', stop_reason: 'end_turn' } },
+        'advisor_tool_result is the advisor call\'s tool_result',
+      );
     },
   },
   'pydantic-ai--code-execution-bash.sse': {
@@ -562,7 +617,11 @@ const EXPECT: Record<string, Expect> = {
     tools: [[2, 'bash_code_execution', '{"command": "echo \\"65465-6544 * 65464-6+1.02255\\" | bc -l"}']],
     text: { 1: "I'll calculate that expression for you right away!", 4: /Answer: \*\*-428,330,955\.97745\*\*$/ },
     check(t, events) {
-      t.ok(events.some((e) => e.type === 'raw' && JSON.stringify(e.event).includes('"bash_code_execution_tool_result"')), 'result block is raw');
+      t.match(
+        events.find((e) => e.type === 'tool_result'),
+        { index: 3, id: 'srvtoolu_01MwXaweAHve88x6s3Fc8x6Q', name: 'bash_code_execution', result: { type: 'bash_code_execution_result', return_code: 0 } },
+        'bash_code_execution_tool_result is the call\'s tool_result',
+      );
     },
   },
   'pydantic-ai--compaction-block.sse': {
@@ -583,7 +642,8 @@ const EXPECT: Record<string, Expect> = {
     tools: [[1, 'ask_question', /^\{"repoName": "pydantic\/pydantic-ai", "question": "What is this repository about\?/]],
     text: { 3: /^\*\*Pydantic-AI\*\* is a framework/ },
     check(t, events) {
-      t.ok(events.some((e) => e.type === 'raw' && JSON.stringify(e.event).includes('"mcp_tool_result"')), 'mcp_tool_result is raw');
+      t.match(events.find((e) => e.type === 'tool_result'), { index: 2, id: 'mcptoolu_01FZmJ5UspaX5BB9uU339UT1', name: 'ask_question' }, 'mcp_tool_result is the call\'s tool_result');
+      t.notOk(events.some((e) => e.type === 'tool_result' && e.isError), 'is_error: false is no error');
     },
   },
   'pydantic-ai--pause-turn-continuation.sse': {
@@ -596,7 +656,8 @@ const EXPECT: Record<string, Expect> = {
       [11, 'web_search', '{"query": "latest news on the stock market in San Francisco today"}'],
     ],
     check(t, events) {
-      t.ok(events.filter((e) => e.type === 'raw' && JSON.stringify(e.event).includes('"citations_delta"')).length >= 5, 'citations_delta are raw');
+      t.equal(events.filter((e) => e.type === 'citation').length, 19, 'each citations_delta is a citation');
+      t.notOk(events.some((e) => e.type === 'raw' && JSON.stringify(e.event).includes('"citations_delta"')), 'none is raw');
     },
   },
   'pydantic-ai--pause-turn.sse': {
@@ -607,7 +668,7 @@ const EXPECT: Record<string, Expect> = {
     check(t, _events, s) {
       t.equal(s.tools.length, 11, 'eleven web searches');
       t.ok(s.tools.every((c) => c.name === 'web_search' && c.id.startsWith('srvtoolu_')), 'all server tool calls');
-      t.same(s.tools[0], { index: 2, id: 'srvtoolu_01FGPZ2P6yPXWdiD1Cxjpix3', name: 'web_search', arguments: '{"query": "San Francisco weather today"}', deltas: '{"query": "San Francisco weather today"}' });
+      t.same(s.tools[0], { index: 2, id: 'srvtoolu_01FGPZ2P6yPXWdiD1Cxjpix3', name: 'web_search', arguments: '{"query": "San Francisco weather today"}', deltas: '{"query": "San Francisco weather today"}', provider: true });
     },
   },
   'pydantic-ai--redacted-thinking.sse': {
@@ -751,6 +812,9 @@ t.test('corpus', (t) => {
       t.same(s.text, o.text, 'text per block matches a naive read');
       t.same(s.reasoning, o.reasoning, 'thinking per block matches a naive read');
       t.same(Object.fromEntries(s.tools.map((c) => [c.index, c.arguments])), o.tools, 'tool arguments per block match a naive read');
+      t.same(Object.fromEntries(s.tools.map((c) => [c.index, c.provider])), o.provider, 'server_tool_use / mcp_tool_use blocks, and only they, are providerExecuted');
+      t.same(s.results, o.results, 'one tool_result per result block, with its call id');
+      t.same(s.citations, o.citations, 'one citation per citations_delta, on its text block');
       t.equal(s.usageCount, 1, 'one usage event');
       t.same(decode(file.bytes, 'auto'), events, 'auto-detection gives the same events');
 

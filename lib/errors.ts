@@ -17,6 +17,12 @@ export type ErrorCode =
   | 'dialect_mismatch'
   // stream semantics
   | 'incomplete_stream'
+  /**
+   * A warning, never terminal: the stream stopped without its terminal event
+   * (Chat's `data: [DONE]`) although the response was complete (every choice
+   * had its finish_reason), as Hugging Face TGI and other compatible servers do.
+   */
+  | 'missing_terminal'
   | 'sequence_gap'
   | 'provider_error'
   | 'invalid_tool_arguments'

@@ -198,6 +198,18 @@ export interface DoneEvent extends EventBase {
   stopReason: StopReason;
   /** The provider's own reason string (finish_reason, stop_reason, status…), or null. */
   providerReason: string | null;
+  /**
+   * A response of several choices (OpenAI Chat `n > 1`): how each one
+   * stopped, in choice order (choice 0's is the done's own). The response
+   * still has this one `done`; absent when it had a single choice.
+   */
+  choices?: DoneChoice[];
+}
+/** How one choice of a several-choice response stopped (see DoneEvent.choices). */
+export interface DoneChoice {
+  choice: number;
+  stopReason: StopReason;
+  providerReason: string | null;
 }
 export interface ErrorEvent extends EventBase {
   type: 'error';

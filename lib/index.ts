@@ -6,6 +6,7 @@ export type {
   CitationEvent,
   DialectName,
   DialectOption,
+  DoneChoice,
   DoneEvent,
   ErrorEvent,
   EventBase,

@@ -312,10 +312,21 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
         return;
       case 'done':
         if (isFinalDone(ev)) {
+          // Several choices: each one's stop reason (choice 0's is the done's own).
+          if (ev.choices !== undefined) {
+            for (const c of ev.choices) {
+              const k = choiceOf(c.choice);
+              if (k === 0) continue;
+              const state = choiceState(k);
+              state.stopReason = c.stopReason;
+              state.providerReason = c.providerReason;
+            }
+          }
           const result = build(ev.stopReason, ev.providerReason);
           reset();
           emit(result);
         } else {
+          // A done of choice k > 0 alone (Gemini candidates): that choice's stop, the response goes on.
           const state = choiceState(choiceOf(ev.choice));
           state.stopReason = ev.stopReason;
           state.providerReason = ev.providerReason;

@@ -8,7 +8,10 @@
  *   either (an `invalid_json` between responses, a late usage message): they
  *   are OUTSIDE, and the accumulators carry them into the next response.
  * - Any other event opens a response when none is open; `done` without
- *   `choice` (or with `choice: 0`) closes it.
+ *   `choice` (or with `choice: 0`) closes it. A response of several choices
+ *   has one such `done` (its `choices` give each choice's stop reason); a
+ *   `done` with `choice: k > 0` is that choice's stop alone (Gemini
+ *   candidates) and leaves the response open.
  * - A second `start` inside an open response means the previous one never
  *   finished: RESTART.
  */
@@ -24,7 +27,7 @@ export const BEGIN = 2;
 export const RESTART = 3;
 export type ResponseStep = typeof OUTSIDE | typeof INSIDE | typeof BEGIN | typeof RESTART;
 
-/** True for the `done` that ends a whole response (not one choice of several). */
+/** True for the `done` that ends a whole response (not the stop of one choice k > 0 of several). */
 export function isFinalDone(ev: DoneEvent): boolean {
   return ev.choice === undefined || ev.choice === 0;
 }

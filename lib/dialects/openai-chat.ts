@@ -1,10 +1,32 @@
 /**
  * OpenAI Chat Completions (`chat.completion.chunk` objects in data-only SSE,
  * ended by `data: [DONE]`) → unified events. The same code serves xAI Chat and
- * the OpenAI-compatible endpoints (Azure, OpenRouter, Groq, DeepSeek…): only
- * the usage semantics differ per provider (see `ChatDialectOptions`).
+ * the OpenAI-compatible endpoints (Azure, OpenRouter, Groq, DeepSeek, Mistral,
+ * Perplexity, Hugging Face…): only the usage semantics differ per provider
+ * (see `ChatDialectOptions`).
+ *
+ * - `n > 1`: events of choice k > 0 carry `choice: k`; the response ends with
+ *   ONE `done` (choice 0's stop reason) whose `choices` lists every choice's.
+ * - A stream that stops without `[DONE]` after every choice's finish_reason
+ *   (Hugging Face TGI before 2.2, other compatible servers) is complete: a
+ *   non-terminal `missing_terminal` error, then the done of those reasons.
+ *   Stopped before that, it is `incomplete_stream`.
+ * - Mistral reasoning models send `delta.content` as an array of parts:
+ *   `{type:'text', text}` → text, `{type:'thinking', thinking:[{type:'text',
+ *   text}…]}` → reasoning; any other part leaves the chunk as `raw` too.
+ * - Citations (on the choice's one text block, index 0): OpenAI search models'
+ *   `annotations` `{type:'url_citation', url_citation:{url, title,
+ *   start_index, end_index}}` (in `delta`, or `message`), offsets passed on as
+ *   given (OpenAI's character indexes into the choice's content, not
+ *   converted); xAI Live Search `citations` (URLs, on the last chunk) and
+ *   Perplexity `citations` / `search_results` (on every chunk), top-level, so
+ *   choice 0's. Each citation is emitted once: repeats are dropped, and a
+ *   URL already cited by a search result is not cited again by `citations`.
+ * - No provider-executed tools: every `tool_calls` entry is the client's.
  */
 import type {
+  CitationEvent,
+  DoneChoice,
   DoneEvent,
   Json,
   JsonObject,
@@ -44,9 +66,12 @@ interface Choice {
   open: ChatToolCall[];
   hadToolCalls: boolean;
   finishReason: string | null;
+  /** Keys of the citations emitted for this choice (each once); null until the first. */
+  cited: Set<string> | null;
 }
 
 const INCOMPLETE_MESSAGE = "input ended before the response's terminal event";
+const MISSING_TERMINAL_MESSAGE = "the stream ended without `data: [DONE]` after every choice's finish_reason: the response is complete";
 
 /** A Chat Completions dialect's `createResponse`: a new handler per response, reading usage as `options` say. */
 export function chatHandlers(options: ChatDialectOptions): (ctx: DialectContext) => ChatResponse {
@@ -82,6 +107,8 @@ export class ChatResponse implements ResponseHandler {
   startEmitted = false;
   /** Whether the payload being handled produced an event other than `start` (read by onPayload only, which resets it). */
   private produced = false;
+  /** Part of the payload being handled was not understood: the payload goes out as `raw` too, so nothing is lost. */
+  private unread = false;
   private first: Choice | null = null;
   private readonly choices = new Map<number, Choice>();
 
@@ -97,6 +124,7 @@ export class ChatResponse implements ResponseHandler {
       return;
     }
     this.produced = false;
+    this.unread = false;
     if (!this.startEmitted) {
       // Azure's first chunk has empty id/model: start waits for a chunk that has them.
       const id = nonEmpty(payload['id']);
@@ -116,12 +144,17 @@ export class ChatResponse implements ResponseHandler {
     let usage = obj(payload['usage']);
     if (usage === undefined && payload['x_groq'] !== undefined) usage = obj(obj(payload['x_groq'])?.['usage']);
     if (usage !== undefined) this.onUsage(usage);
+    // Perplexity's search_results (url, title) before the bare URLs of `citations` (Perplexity, xAI).
+    const results = payload['search_results'];
+    if (results !== undefined && results !== null) this.onSources(results);
+    const citations = payload['citations'];
+    if (citations !== undefined && citations !== null) this.onSources(citations);
     const error = payload['error'];
     if (error !== undefined && error !== null && error !== false) {
       this.onError(payload, error);
       return;
     }
-    if (!this.produced) this.ctx.emit({ type: 'raw', event: payload });
+    if (!this.produced || this.unread) this.ctx.emit({ type: 'raw', event: payload });
   }
 
   // ---- the delta mapping ----
@@ -152,30 +185,26 @@ export class ChatResponse implements ResponseHandler {
 
   onDoneSentinel(): void {
     this.ensureStart();
-    for (const k of this.otherChoices()) {
-      const c = this.choices.get(k)!;
-      this.closeCalls(c);
-      this.emitDone(finishDone(c), k);
-    }
-    const c0 = this.first;
-    if (c0 !== null) this.closeCalls(c0);
-    // Choice 0's done comes last: it closes the response.
-    this.emitDone(c0 === null ? doneEvent('end', null) : finishDone(c0), 0);
+    this.closeAllCalls();
+    this.ctx.emit(this.done(false));
   }
 
   onIncomplete(): void {
     this.ensureStart();
     // Calls never closed by a finish_reason are closed here (arguments may be cut
     // short: the accumulator's JSON check reports that).
-    const ks = this.otherChoices();
-    for (const k of ks) this.closeCalls(this.choices.get(k)!);
-    if (this.first !== null) this.closeCalls(this.first);
-    if (ks.length === 0) return; // the normalizer reports incomplete_stream and emits done
-    // n > 1: every choice owes a done, so the whole ending is emitted here
-    // (a choice-k done would otherwise end the response in the normalizer).
+    this.closeAllCalls();
+    if (this.choices.size > 0 && this.allFinished()) {
+      // Every choice said how it finished: complete, only the sentinel is missing.
+      this.ctx.emit(errorEvent('missing_terminal', MISSING_TERMINAL_MESSAGE, false));
+      this.ctx.emit(this.done(false));
+      return;
+    }
+    // Cut off: the normalizer reports incomplete_stream and emits done(error), unless
+    // several choices owe their stop reasons to the one done.
+    if (this.otherChoices().length === 0) return;
     this.ctx.emit(errorEvent('incomplete_stream', INCOMPLETE_MESSAGE, true));
-    for (const k of ks) this.emitDone(doneEvent('error', this.choices.get(k)!.finishReason), k);
-    this.emitDone(doneEvent('error', this.first?.finishReason ?? null), 0);
+    this.ctx.emit(this.done(true));
   }
 
   // ---- payload parts ----
@@ -191,8 +220,11 @@ export class ChatResponse implements ResponseHandler {
       let reasoning = str(delta['reasoning_content']);
       if (reasoning === undefined || reasoning === '') reasoning = str(delta['reasoning']);
       if (reasoning !== undefined && reasoning !== '') this.textDelta(k, this.textIndex(k), true, reasoning);
-      const content = str(delta['content']);
-      if (content !== undefined && content !== '') this.textDelta(k, this.textIndex(k), false, content);
+      const content = delta['content'];
+      if (typeof content === 'string') {
+        if (content !== '') this.textDelta(k, this.textIndex(k), false, content);
+      } else if (Array.isArray(content)) this.onContentParts(k, content);
+      else if (content !== undefined && content !== null) this.unread = true;
       const refusal = str(delta['refusal']);
       if (refusal !== undefined && refusal !== '') {
         this.out({ type: 'text_delta', index: 0, text: refusal, refusal: true }, k);
@@ -208,7 +240,13 @@ export class ChatResponse implements ResponseHandler {
         const fc = obj(delta['function_call']);
         if (fc !== undefined) this.onToolFragment(choice, 0, undefined, fc, 0);
       }
+      const annotations = delta['annotations'];
+      if (annotations !== undefined && annotations !== null) this.onAnnotations(choice, annotations);
     }
+    // A whole `message` (some compatible servers repeat it on chunks): only its annotations are read.
+    const message = obj(c['message']);
+    const annotations = message?.['annotations'];
+    if (annotations !== undefined && annotations !== null) this.onAnnotations(choice, annotations);
     const finish = str(c['finish_reason']);
     if (finish !== undefined && finish !== '') {
       choice.finishReason = finish;
@@ -254,6 +292,88 @@ export class ChatResponse implements ResponseHandler {
     if (args !== undefined && args !== '') this.argsDelta(choice.k, call, args);
   }
 
+  /** Mistral's `delta.content` array: text parts are text, thinking parts' text is reasoning. */
+  private onContentParts(k: number, parts: Json[]): void {
+    for (let i = 0; i < parts.length; i++) {
+      const part = obj(parts[i]);
+      const type = part?.['type'];
+      if (type === 'text') {
+        const text = str(part!['text']);
+        if (text === undefined) this.unread = true;
+        else if (text !== '') this.textDelta(k, this.textIndex(k), false, text);
+      } else if (type === 'thinking') {
+        const inner = arr(part!['thinking']);
+        if (inner === undefined) {
+          this.unread = true;
+          continue;
+        }
+        for (let j = 0; j < inner.length; j++) {
+          const t = obj(inner[j]);
+          const text = t?.['type'] === 'text' ? str(t['text']) : undefined;
+          if (text === undefined) this.unread = true; // a reference chunk, say
+          else if (text !== '') this.textDelta(k, this.textIndex(k), true, text);
+        }
+      } else this.unread = true;
+    }
+  }
+
+  /** `annotations`: url_citation entries, nested (OpenAI) or flat (some compatible servers). */
+  private onAnnotations(choice: Choice, value: Json): void {
+    const list = arr(value);
+    if (list === undefined) {
+      this.unread = true;
+      return;
+    }
+    for (let i = 0; i < list.length; i++) {
+      const a = obj(list[i]);
+      const c = a === undefined || a['type'] !== 'url_citation' ? undefined : (obj(a['url_citation']) ?? a);
+      const url = c === undefined ? undefined : str(c['url']);
+      if (url === undefined || url === '') {
+        this.unread = true;
+        continue;
+      }
+      const title = str(c!['title']);
+      const start = offset(c!['start_index']);
+      const end = offset(c!['end_index']);
+      const ev: CitationEvent = { type: 'citation', index: this.textIndex(choice.k), url, raw: list[i]! };
+      if (title !== undefined) ev.title = title;
+      if (start !== undefined) ev.start = start;
+      if (end !== undefined) ev.end = end;
+      this.cite(choice, JSON.stringify([url, title, start, end]), ev);
+    }
+  }
+
+  /** Top-level `citations` (URLs) or `search_results` (`{url, title, …}`): choice 0's. */
+  private onSources(value: Json): void {
+    const list = arr(value);
+    if (list === undefined) {
+      this.unread = true;
+      return;
+    }
+    const choice = this.choice(0);
+    for (let i = 0; i < list.length; i++) {
+      const item = list[i]!;
+      const o = obj(item);
+      const url = typeof item === 'string' ? item : o === undefined ? undefined : str(o['url']);
+      if (url === undefined || url === '') {
+        this.unread = true;
+        continue;
+      }
+      const ev: CitationEvent = { type: 'citation', index: this.textIndex(0), url, raw: item };
+      const title = o === undefined ? undefined : str(o['title']);
+      if (title !== undefined) ev.title = title;
+      this.cite(choice, url, ev);
+    }
+  }
+
+  /** Emits a citation unless one of the same key was already emitted for this choice (providers repeat them on every chunk). */
+  private cite(choice: Choice, key: string, ev: CitationEvent): void {
+    const cited = (choice.cited ??= new Set());
+    if (cited.has(key)) return;
+    cited.add(key);
+    this.out(ev, choice.k);
+  }
+
   private onUsage(u: JsonObject): void {
     const input = num(u['prompt_tokens']) ?? null;
     const completion = num(u['completion_tokens']);
@@ -287,14 +407,43 @@ export class ChatResponse implements ResponseHandler {
       code: 'provider_error',
       message: typeof error === 'string' ? error : 'provider error',
     };
-    const ks = this.otherChoices();
-    for (const k of ks) this.closeCalls(this.choices.get(k)!);
-    if (this.first !== null) this.closeCalls(this.first);
+    this.closeAllCalls();
     // No forced `start` here: an error as the first payload (a plain error body)
     // gives error + done, as the normalizer does for it under `auto`.
     this.ctx.emit(errorEvent(err.code, err.message, true, payload));
-    for (const k of ks) this.emitDone(doneEvent('error', this.choices.get(k)!.finishReason), k);
-    this.emitDone(doneEvent('error', this.first?.finishReason ?? null), 0);
+    this.ctx.emit(this.done(true));
+  }
+
+  /**
+   * The response's one `done`: choice 0's stop reason (`error` when `failed`,
+   * keeping the finish_reason seen as providerReason), and with several
+   * choices every choice's in `choices`.
+   */
+  private done(failed: boolean): DoneEvent {
+    const c0 = this.first;
+    const ev = stopOf(c0, failed);
+    const ks = this.otherChoices();
+    if (ks.length === 0) return ev;
+    const stops: DoneChoice[] = [];
+    if (c0 !== null) stops.push({ choice: 0, stopReason: ev.stopReason, providerReason: ev.providerReason });
+    for (const k of ks) {
+      const d = stopOf(this.choices.get(k)!, failed);
+      stops.push({ choice: k, stopReason: d.stopReason, providerReason: d.providerReason });
+    }
+    ev.choices = stops;
+    return ev;
+  }
+
+  /** True when every choice seen has its finish_reason. */
+  private allFinished(): boolean {
+    for (const c of this.choices.values()) if (c.finishReason === null) return false;
+    return true;
+  }
+
+  /** Closes the open calls of every choice, choices k > 0 first (in order), then choice 0. */
+  private closeAllCalls(): void {
+    for (const k of this.otherChoices()) this.closeCalls(this.choices.get(k)!);
+    if (this.first !== null) this.closeCalls(this.first);
   }
 
   // ---- helpers ----
@@ -303,7 +452,7 @@ export class ChatResponse implements ResponseHandler {
     if (k === 0 && this.first !== null) return this.first;
     let c = this.choices.get(k);
     if (c === undefined) {
-      c = { k, calls: null, open: [], hadToolCalls: false, finishReason: null };
+      c = { k, calls: null, open: [], hadToolCalls: false, finishReason: null, cited: null };
       this.choices.set(k, c);
       if (k === 0) this.first = c;
     }
@@ -354,16 +503,21 @@ export class ChatResponse implements ResponseHandler {
     this.produced = true;
     this.ctx.emit(ev);
   }
-
-  /** Unlike `out`, forces no `start`: see onError. */
-  private emitDone(ev: DoneEvent, k: number): void {
-    if (k !== 0) ev.choice = k;
-    this.ctx.emit(ev);
-  }
 }
 
 function nonEmpty(v: Json | undefined): string | null {
   return typeof v === 'string' && v !== '' ? v : null;
+}
+
+/** A citation offset: a non-negative integer, else none. */
+function offset(v: Json | undefined): number | undefined {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
+}
+
+/** How a choice stopped (choice null: no choice was seen): its finish_reason, or `error` when the response failed. */
+function stopOf(c: Choice | null, failed: boolean): DoneEvent {
+  if (failed) return doneEvent('error', c?.finishReason ?? null);
+  return c === null ? doneEvent('end', null) : finishDone(c);
 }
 
 /** finish_reason → done; a missing one means tool_use when the choice made calls, else end. */

@@ -31,6 +31,10 @@ export function errorAnomaly(ev: ErrorEvent, endAt: Position | null): Anomaly {
     case 'incomplete_stream':
       a = anomaly('incomplete_stream', ev.message, at);
       break;
+    case 'missing_terminal':
+      // The dialect saw a complete Chat response without `[DONE]` (TerminalWatch then files none of its own).
+      a = anomaly('missing_terminal', ev.message, at);
+      break;
     case 'sequence_gap':
       a = anomaly('sequence_gap', ev.message, at);
       break;
@@ -125,6 +129,10 @@ export class ResponseCollector {
         if (isFinalDone(ev)) {
           r.stopReason = ev.stopReason;
           r.providerReason = ev.providerReason;
+          // Several choices: choice 0's is the response's own, the others are listed.
+          if (ev.choices !== undefined) {
+            for (const c of ev.choices) if (c.choice !== 0) r.choiceStops.push({ choice: c.choice, stopReason: c.stopReason, providerReason: c.providerReason });
+          }
           this.current = null;
         } else {
           r.choiceStops.push({ choice: ev.choice ?? 0, stopReason: ev.stopReason, providerReason: ev.providerReason });

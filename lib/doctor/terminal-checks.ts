@@ -56,7 +56,8 @@ export class TerminalWatch {
     for (let i = 0; i < responses.length; i++) {
       const r = responses[i]!;
       if (r.dialect === null || dialects[r.dialect].doneSentinel !== true) continue;
-      if (r.anomalies.some((a) => a.code === 'incomplete_stream')) continue; // already reported as cut off
+      // already reported: cut off, or by the dialect itself (a complete response without `[DONE]`)
+      if (r.anomalies.some((a) => a.code === 'incomplete_stream' || a.code === 'missing_terminal')) continue;
       const next = responses[i + 1]?.firstFrame ?? Infinity;
       if (this.sentinels.some((f) => f >= r.lastFrame && f < next)) continue;
       const following = responses[i + 1];

@@ -23,6 +23,8 @@ function delta(d: object, finish: string | null = null, index = 0): object {
 /** The visible text (refusals left out) of one choice (choice 0 when none is given). */
 const textOf = (evs: UnifiedEvent[], choice?: number): string => texts(evs, (e) => e.refusal !== true && e.choice === choice);
 
+const MISSING = "the stream ended without `data: [DONE]` after every choice's finish_reason: the response is complete";
+
 /** Response-closing dones: the ones without `choice`. */
 function mainDones(evs: UnifiedEvent[]) {
   return ofType(evs, 'done').filter((e) => e.choice === undefined);
@@ -112,15 +114,23 @@ t.test('fixture parallel-tool-calls: start, one delta per fragment, done at fini
   t.end();
 });
 
-t.test('fixture n2: per-choice events, choice dones first, choice 0 last', (t) => {
+t.test('fixture n2: per-choice events, ONE done listing every choice', (t) => {
   const evs = run(fixture('openai-chat/n2.sse'));
   t.equal(textOf(evs), 'Red roses.');
   t.equal(textOf(evs, 1), 'Blue violets are');
   t.notOk(evs.some((e) => e.choice === 0), 'choice 0 carries no choice field');
-  t.same(view(evs.slice(-3)), [
+  t.equal(ofType(evs, 'done').length, 1, 'one done for the response');
+  t.same(view(evs.slice(-2)), [
     { type: 'usage', inputTokens: 20, outputTokens: 6, totalTokens: 26, reasoningTokens: 0, cachedInputTokens: null },
-    { type: 'done', stopReason: 'max_tokens', providerReason: 'length', choice: 1 },
-    { type: 'done', stopReason: 'end', providerReason: 'stop' },
+    {
+      type: 'done',
+      stopReason: 'end',
+      providerReason: 'stop',
+      choices: [
+        { choice: 0, stopReason: 'end', providerReason: 'stop' },
+        { choice: 1, stopReason: 'max_tokens', providerReason: 'length' },
+      ],
+    },
   ]);
   t.end();
 });
@@ -139,11 +149,163 @@ t.test('fixture missing-done: open call closed, then incomplete_stream and done(
   t.end();
 });
 
+t.test('fixture no-done-after-finish (quirk 3): complete without [DONE], a missing_terminal warning', (t) => {
+  const evs = run(fixture('openai-chat/no-done-after-finish.sse'));
+  t.same(view(evs.slice(-3)), [
+    { type: 'usage', inputTokens: 17, outputTokens: 8, totalTokens: 25, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'error', code: 'missing_terminal', message: MISSING, terminal: false },
+    { type: 'done', stopReason: 'end', providerReason: 'stop' },
+  ]);
+  t.equal(textOf(evs), 'Paris is the capital of France.');
+  t.match(evs[0], { type: 'start', id: null, model: 'meta-llama/Meta-Llama-3-8B-Instruct' }, 'the empty id is no id');
+  t.notOk(evs.some((e) => e.type === 'error' && e.code === 'incomplete_stream'));
+  t.end();
+});
+
+t.test('missing [DONE]: complete only when every choice has its finish_reason', (t) => {
+  const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } };
+  const tool = run(sse(chunk([delta({ tool_calls: [call] })]), chunk([delta({}, 'tool_calls')])));
+  t.same(view(tool.slice(-3)), [
+    { type: 'tool_call_done', index: 0, id: 'call_1', name: 'f', arguments: '{"a":1}' },
+    { type: 'error', code: 'missing_terminal', message: MISSING, terminal: false },
+    { type: 'done', stopReason: 'tool_use', providerReason: 'tool_calls' },
+  ]);
+
+  // n = 2, both finished: complete, one done listing both.
+  const both = run(sse(chunk([delta({ content: 'a' }, 'stop', 0)]), chunk([delta({ content: 'b' }, 'length', 1)])));
+  t.same(view(both.slice(-2)), [
+    { type: 'error', code: 'missing_terminal', message: MISSING, terminal: false },
+    {
+      type: 'done',
+      stopReason: 'end',
+      providerReason: 'stop',
+      choices: [
+        { choice: 0, stopReason: 'end', providerReason: 'stop' },
+        { choice: 1, stopReason: 'max_tokens', providerReason: 'length' },
+      ],
+    },
+  ]);
+
+  // Cut before the finish_reason: incomplete_stream, as before.
+  const cut = run(sse(chunk([delta({ content: 'a' })])));
+  t.same(view(cut.slice(-2)), [
+    { type: 'error', code: 'incomplete_stream', message: "input ended before the response's terminal event", terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  // No chunk at all with a choice: nothing to call complete.
+  const empty = run(sse(chunk([])));
+  t.match(empty.at(-2), { type: 'error', code: 'incomplete_stream' });
+  t.end();
+});
+
+t.test('fixture mistral-thinking-parts (quirk 5): thinking parts are reasoning, text parts text', (t) => {
+  const evs = run(fixture('openai-chat/mistral-thinking-parts.sse'));
+  t.same(view(evs.slice(1)), [
+    { type: 'raw' }, // role and empty content
+    { type: 'reasoning_delta', index: 0, text: 'Half of 6' },
+    { type: 'reasoning_delta', index: 0, text: ' is 6 divided' },
+    { type: 'reasoning_delta', index: 0, text: ' by 2 is' },
+    { type: 'reasoning_delta', index: 0, text: ' 3.' },
+    { type: 'text_delta', index: 0, text: 'Half of 6' },
+    { type: 'text_delta', index: 0, text: ' is **3**.' },
+    { type: 'usage', inputTokens: 12, outputTokens: 28, totalTokens: 40, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'done', stopReason: 'end', providerReason: 'stop' },
+  ]);
+  t.end();
+});
+
+t.test('content parts: unknown part types and shapes keep the whole chunk as raw too', (t) => {
+  const parts = [
+    { type: 'thinking', thinking: [{ type: 'text', text: 'hm' }, { type: 'reference', reference_ids: [1] }] },
+    { type: 'image_url', image_url: 'https://example.com/a.png' },
+    { type: 'text', text: 'ok' },
+    { type: 'text' },
+    { type: 'thinking', thinking: 'not a list' },
+    null,
+  ];
+  const evs = run(sse(chunk([delta({ content: parts })]), chunk([delta({ content: 42 })]), chunk([delta({}, 'stop')]), '[DONE]'));
+  t.same(view(evs.slice(1)), [
+    { type: 'reasoning_delta', index: 0, text: 'hm' },
+    { type: 'text_delta', index: 0, text: 'ok' },
+    { type: 'raw' }, // the chunk, for the parts not understood
+    { type: 'raw' }, // content 42
+    { type: 'raw' }, // finish_reason only
+    { type: 'done', stopReason: 'end', providerReason: 'stop' },
+  ]);
+  t.match(evs[3], { event: { choices: [{ delta: { content: parts } }] } }, 'raw is the payload as received');
+  t.end();
+});
+
+t.test('fixture search-annotations: url_citation annotations are citations on the text block, offsets as given', (t) => {
+  const evs = run(fixture('openai-chat/search-annotations.sse'));
+  const text = textOf(evs);
+  const cites = ofType(evs, 'citation');
+  t.same(
+    cites.map((c) => ({ index: c.index, url: c.url, title: c.title, start: c.start, end: c.end })),
+    [
+      { index: 0, url: 'https://www.fetedeslumieres.lyon.fr/en?utm_source=openai', title: 'Fête des Lumières - Official site', start: 43, end: 128 },
+      { index: 0, url: 'https://www.tcl.fr/en?utm_source=openai', title: 'TCL - Lyon public transport', start: 145, end: 196 },
+    ],
+  );
+  t.equal(text.slice(cites[0]!.start, cites[0]!.end), '([fetedeslumieres.lyon.fr](https://www.fetedeslumieres.lyon.fr/en?utm_source=openai))');
+  t.equal(text.slice(cites[1]!.start, cites[1]!.end), '([tcl.fr](https://www.tcl.fr/en?utm_source=openai))');
+  t.match(cites[0]!.raw, { type: 'url_citation', url_citation: { start_index: 43 } }, 'raw is the annotation as received');
+  t.match(evs[1], { type: 'raw' }, 'the first chunk (role, empty annotations) has nothing to say');
+  t.end();
+});
+
+t.test('annotations: flat or nested, delta or message, each once per choice; others kept as raw', (t) => {
+  const nested = { type: 'url_citation', url_citation: { url: 'https://a.example', title: 'A', start_index: 0, end_index: 3 } };
+  const flat = { type: 'url_citation', url: 'https://b.example', start_index: 4, end_index: 1.5 };
+  const evs = run(
+    sse(
+      chunk([delta({ content: 'abc def', annotations: [nested] })]),
+      chunk([{ index: 0, delta: { annotations: [nested, flat] }, message: { annotations: [nested, flat] }, finish_reason: null }]),
+      chunk([delta({ content: 'x', annotations: [{ type: 'file_citation', file_id: 'f1' }] }, null, 1)]),
+      chunk([delta({ annotations: 'nope' })]),
+      chunk([delta({}, 'stop', 0)]),
+      '[DONE]',
+    ),
+  );
+  t.same(
+    ofType(evs, 'citation').map((c) => view([c])[0]),
+    [
+      { type: 'citation', index: 0, url: 'https://a.example', title: 'A', start: 0, end: 3 },
+      { type: 'citation', index: 0, url: 'https://b.example', start: 4 }, // 1.5 is no offset
+    ],
+  );
+  const raws = ofType(evs, 'raw').map((r) => r.event);
+  t.match(raws, [{ choices: [{ delta: { annotations: [{ type: 'file_citation' }] } }] }, { choices: [{ delta: { annotations: 'nope' } }] }, {}]);
+  t.end();
+});
+
+t.test('top-level citations and search_results: choice 0, each URL once, search results first', (t) => {
+  const results = [{ title: 'Lyon', url: 'https://lyon.example', date: '2025-01-01', snippet: 's' }, { title: 'no url' }];
+  const evs = run(
+    sse(
+      chunk([delta({ content: 'a' })], { citations: ['https://lyon.example', 'https://tcl.example'], search_results: results }),
+      chunk([delta({ content: 'b' })], { citations: ['https://lyon.example', 'https://tcl.example', ''], search_results: results }),
+      chunk([delta({}, 'stop')], { citations: { not: 'a list' } }),
+      '[DONE]',
+    ),
+  );
+  t.same(
+    ofType(evs, 'citation').map((c) => view([c])[0]),
+    [
+      { type: 'citation', index: 0, url: 'https://lyon.example', title: 'Lyon' },
+      { type: 'citation', index: 0, url: 'https://tcl.example' },
+    ],
+  );
+  t.same(ofType(evs, 'citation')[0]!.raw, results[0], 'raw is the search result');
+  t.equal(ofType(evs, 'raw').length, 3, 'chunks with an unreadable source are kept as raw (each of the three)');
+  t.end();
+});
+
 // ---------------------------------------------------------------- corpus
 
 t.test('corpus: every file is chunking-independent, valid, one done per response', (t) => {
   const files = corpusFiles(['openai-chat']).filter((f) => f.name.endsWith('.sse') || f.name.endsWith('.body'));
-  t.equal(files.length, 19);
+  t.equal(files.length, 20);
   for (const f of files) {
     const opts: EventsStageOptions = f.name.endsWith('.body') ? { dialect: 'openai-chat' } : CHAT;
     checkChunkings(t, f.name, f.bytes, quickChunkings, opts);
@@ -236,13 +398,12 @@ t.test('corpus: what each file exercises', (t) => {
     t.equal(textOf(evs), '{"city":"San Francisco","temperature":65,"units":"f"}');
     t.equal(textOf(evs, 1), '{"city":"San Francisco","temperature":61,"units":"f"}');
     t.equal(textOf(evs, 2), '{"city":"San Francisco","temperature":59,"units":"f"}');
+    const stop = { stopReason: 'end', providerReason: 'stop' };
     t.same(view(ofType(evs, 'done')), [
-      { type: 'done', stopReason: 'end', providerReason: 'stop', choice: 1 },
-      { type: 'done', stopReason: 'end', providerReason: 'stop', choice: 2 },
-      { type: 'done', stopReason: 'end', providerReason: 'stop' },
+      { type: 'done', ...stop, choices: [0, 1, 2].map((choice) => ({ choice, ...stop })) },
     ]);
-    t.equal(evs.at(-1)!.type, 'done');
-    t.equal(evs.at(-1)!.choice, undefined, 'choice 0 done is last');
+    t.equal(evs.at(-1)!.type, 'done', 'the one done is last');
+    t.equal(evs.at(-1)!.choice, undefined, 'and carries no choice field');
     t.match(ofType(evs, 'usage'), [{ inputTokens: 79, outputTokens: 42, totalTokens: 121 }]);
     t.end();
   });
@@ -381,6 +542,20 @@ t.test('corpus: what each file exercises', (t) => {
     );
     t.match(evs.at(-2), { event: { choices: [], moderation: { input: { type: 'moderation_results' } } } });
     t.equal(ofType(evs, 'usage').length, 1, '"usage": null chunks give no usage');
+    t.end();
+  });
+
+  t.test('perplexity: citations repeated on every chunk are emitted once, on the first', (t) => {
+    const evs = c('vercel-ai--compat-perplexity-citations.sse');
+    const cites = ofType(evs, 'citation');
+    t.equal(cites.length, 7, 'seven URLs, each once (the chunks repeat them eight times)');
+    t.ok(cites.every((e) => e.index === 0 && e.choice === undefined && e.raw === e.url && e.title === undefined));
+    t.equal(cites[1]!.url, 'https://en.wikipedia.org/wiki/San_Francisco');
+    const first = evs.findIndex((e) => e.type === 'citation');
+    t.ok(first < evs.findIndex((e) => e.type === 'text_delta' && e.text === ' current'), 'they come with the first chunk');
+    t.equal(textOf(evs), 'The current population of **[2][3]');
+    t.match(ofType(evs, 'usage').at(-1), { inputTokens: 10, outputTokens: 336, totalTokens: 346 });
+    t.same(view(mainDones(evs)), [{ type: 'done', stopReason: 'end', providerReason: 'stop' }], 'object chat.completion.done is one more chunk');
     t.end();
   });
 
@@ -533,7 +708,7 @@ t.test('tool calls: missing id is synthesized; legacy function_call', (t) => {
   t.end();
 });
 
-t.test('n>1 tool calls carry choice; error and cut-off give every choice a done', (t) => {
+t.test('n>1 tool calls carry choice; error and cut-off give every choice its stop in the one done', (t) => {
   const call = { index: 0, id: 'call_k1', type: 'function', function: { name: 'f', arguments: '{}' } };
   const evs = run(
     sse(
@@ -550,17 +725,32 @@ t.test('n>1 tool calls carry choice; error and cut-off give every choice a done'
     { type: 'tool_call_delta', index: 0, id: 'call_k1', argumentsDelta: '{}', choice: 1 },
     { type: 'tool_call_done', index: 0, id: 'call_k1', name: 'f', arguments: '{}', choice: 1 },
     { type: 'raw' },
-    { type: 'done', stopReason: 'tool_use', providerReason: 'tool_calls', choice: 1 },
-    { type: 'done', stopReason: 'end', providerReason: 'stop' },
+    {
+      type: 'done',
+      stopReason: 'end',
+      providerReason: 'stop',
+      choices: [
+        { choice: 0, stopReason: 'end', providerReason: 'stop' },
+        { choice: 1, stopReason: 'tool_use', providerReason: 'tool_calls' },
+      ],
+    },
   ]);
 
+  // Cut before choice 0's finish_reason: incomplete, every choice stops in error (keeping the reason seen).
   const cut = run(sse(chunk([delta({ content: 'a' }, null, 0)]), chunk([delta({ content: 'b' }, 'stop', 1)])));
   t.same(view(cut.slice(1)), [
     { type: 'text_delta', index: 0, text: 'a' },
     { type: 'text_delta', index: 0, text: 'b', choice: 1 },
     { type: 'error', code: 'incomplete_stream', message: "input ended before the response's terminal event", terminal: true },
-    { type: 'done', stopReason: 'error', providerReason: 'stop', choice: 1 },
-    { type: 'done', stopReason: 'error', providerReason: null },
+    {
+      type: 'done',
+      stopReason: 'error',
+      providerReason: null,
+      choices: [
+        { choice: 0, stopReason: 'error', providerReason: null },
+        { choice: 1, stopReason: 'error', providerReason: 'stop' },
+      ],
+    },
   ]);
 
   const failed = run(
@@ -570,10 +760,17 @@ t.test('n>1 tool calls carry choice; error and cut-off give every choice a done'
       { error: { message: 'overloaded', type: 'server_error', code: null } },
     ),
   );
-  t.same(view(failed.slice(-3)), [
+  t.same(view(failed.slice(-2)), [
     { type: 'error', code: 'server_error', message: 'overloaded', terminal: true },
-    { type: 'done', stopReason: 'error', providerReason: null, choice: 1 },
-    { type: 'done', stopReason: 'error', providerReason: null },
+    {
+      type: 'done',
+      stopReason: 'error',
+      providerReason: null,
+      choices: [
+        { choice: 0, stopReason: 'error', providerReason: null },
+        { choice: 1, stopReason: 'error', providerReason: null },
+      ],
+    },
   ]);
   t.end();
 });

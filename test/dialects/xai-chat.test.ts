@@ -1,5 +1,7 @@
 import t from 'tap';
+import { createFinalAccumulator } from '../../lib/accumulate/final.js';
 import type { UnifiedEvent } from '../../lib/events.js';
+import { runStage } from '../../lib/stage.js';
 import type { EventsStageOptions } from '../../lib/pipeline/events-stage.js';
 import { chunkings, quickChunkings } from '../helpers/chunks.js';
 import { corpusFile, corpusFiles, fixture } from '../helpers/corpus.js';
@@ -63,6 +65,25 @@ t.test('fixture reasoning-tool-call: reasoning, whole call as start/delta/done, 
     { type: 'done', stopReason: 'tool_use', providerReason: 'tool_calls' },
   ]);
   t.match(ofType(evs, 'usage')[0]!.raw, { cost_in_usd_ticks: 1234500 }, 'usage.raw keeps the xAI extras');
+  t.end();
+});
+
+t.test('fixture live-search-citations: the URL list of the last chunk is citations of the text, in the final', (t) => {
+  const evs = run(fixture('xai-chat/live-search-citations.sse'));
+  const urls = ['https://x.ai/news/grok-3', 'https://x.com/xai/status/1891699715298730482'];
+  t.same(
+    view(evs.slice(-4)),
+    [
+      { type: 'usage', inputTokens: 1240, outputTokens: 14, totalTokens: 1254, reasoningTokens: 0, cachedInputTokens: 0 },
+      ...urls.map((url) => ({ type: 'citation', index: 0, url })),
+      { type: 'done', stopReason: 'end', providerReason: 'stop' },
+    ],
+  );
+  t.same(ofType(evs, 'citation').map((c) => c.raw), urls, 'raw: the list entry as received');
+  const [final] = runStage(createFinalAccumulator(), evs);
+  t.equal(final!.text, 'xAI released Grok 3 in February 2025 [1][2].');
+  t.same(final!.citations, urls.map((url) => ({ index: 0, url })));
+  t.same(final!.toolCalls, [], 'Live Search runs on the server: no call for the client');
   t.end();
 });
 

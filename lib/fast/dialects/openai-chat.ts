@@ -4,9 +4,10 @@
  * `reasoning`), e.g.
  * `{"id":"chatcmpl-…","object":"chat.completion.chunk","created":1754693439,"model":"gpt-4o",…,"usage":null,"choices":[{"index":0,"delta":{"content":"Hi"},"logprobs":null,"finish_reason":null}],"obfuscation":"…"}`.
  * Once `start` went out, the handler reads nothing but `choices`, `usage`,
- * `x_groq` and `error`: every other key (id, model, created, fingerprint,
- * obfuscation…) is free. A finish_reason, a usage object, tool calls or a
- * refusal take the parse path.
+ * `x_groq`, `error`, `citations` and `search_results`: every other key (id,
+ * model, created, fingerprint, obfuscation…) is free. A finish_reason, a
+ * usage object, citations, a choice's `message`, annotations, content parts
+ * (an array), tool calls or a refusal take the parse path.
  */
 import type { Json, JsonObject } from '../../events.js';
 import type { ChatResponse } from '../../dialects/openai-chat.js';
@@ -46,7 +47,8 @@ function learnChatTemplate(p: JsonObject): Template | null {
     if (k === 'choices') {
       b.key(k);
       if (!choice(b, c, kind)) return null;
-    } else if (k === 'usage' || k === 'error') {
+    } else if (k === 'usage' || k === 'error' || k === 'citations' || k === 'search_results') {
+      // (citations are read by the handler, and repeats dropped there: such chunks take the parse path)
       if (v !== null) return null;
       b.key(k).constant(v);
     } else if (k === 'x_groq') return null;
@@ -63,7 +65,7 @@ function choice(b: TemplateBuilder, c: JsonObject, kind: number): boolean {
   for (const k in c) {
     const v = c[k];
     if (k === 'index') b.key(k).int(F_CHOICE, v);
-    else if (k === 'finish_reason') {
+    else if (k === 'finish_reason' || k === 'message') {
       if (v !== null) return false;
       b.key(k).constant(v);
     } else if (k === 'delta') {

@@ -4,7 +4,7 @@
  */
 import t, { type Test } from 'tap';
 import type { Message, MessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { ContentBlock, FinalResult } from '../../lib/accumulate/types.js';
+import type { ContentBlock, FinalCitation, FinalResult } from '../../lib/accumulate/types.js';
 import type { Json, StopReason, Usage } from '../../lib/events.js';
 import { bothRan, endsInError, failedAsDocumented, oneFinal, str } from '../helpers/parity.js';
 import { anthropicFinal, NO_USAGE, ourFinals, parityInputs, parsedArguments, type AnthropicOutcome } from '../helpers/sdk.js';
@@ -17,6 +17,8 @@ type Block = { type: string; [key: string]: unknown };
 
 /** Tool blocks whose input streams as input_json_delta: client tools, server tools, MCP tools. */
 const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
+/** Of those, the ones Anthropic runs itself: content only, never the client's toolCalls. */
+const PROVIDER_TOOL_BLOCKS = new Set(['server_tool_use', 'mcp_tool_use']);
 
 /**
  * The partial_json fragments the SDK parsed, per block index. The SDK builds
@@ -35,13 +37,15 @@ function streamedInputs(events: MessageStreamEvent[]): Map<number, string> {
 /**
  * Our content blocks for the SDK's content: text → text; thinking →
  * reasoning with its signature; redacted_thinking → a text-less reasoning block
- * whose signature is the redacted data; tool_use / server_tool_use /
- * mcp_tool_use → tool_call; server tool results, compaction, fallback… carry
- * no content of ours (they stay `raw` events). Empty text carries nothing.
+ * whose signature is the redacted data; tool_use → tool_call;
+ * server_tool_use / mcp_tool_use → tool_call with providerExecuted; each
+ * `*_tool_result` block → tool_result (the call's id and, when that call is in
+ * this message, its name; the block's content as the SDK holds it; isError for
+ * an `*_error` content, an error_code or is_error); compaction, fallback…
+ * carry no content of ours (they stay `raw` events). Empty text carries nothing.
+ * The citations the SDK collected on each text block are our citations of that
+ * block (see citationOf).
  */
-function contentOf(m: Message, events: MessageStreamEvent[]): ContentBlock[] {
-  return assemble(m, events).content;
-}
 
 /**
  * Tool input cut off before its JSON was complete (max_tokens mid-input, a
@@ -52,13 +56,22 @@ function contentOf(m: Message, events: MessageStreamEvent[]): ContentBlock[] {
  * like a real call. So for those calls the expected arguments are the streamed
  * text, and `cut` lists their ids.
  */
-function assemble(m: Message, events: MessageStreamEvent[]): { content: ContentBlock[]; cut: string[] } {
+function assemble(m: Message, events: MessageStreamEvent[]): { content: ContentBlock[]; cut: string[]; citations: FinalCitation[] } {
   const inputs = streamedInputs(events);
   const out: ContentBlock[] = [];
   const cut: string[] = [];
+  const citations: FinalCitation[] = [];
+  const names = new Map<string, string>();
   (m.content as unknown as Block[]).forEach((b, i) => {
     if (b.type === 'text') {
       if (str(b['text']) !== '') out.push({ type: 'text', text: str(b['text']) });
+      for (const c of (b['citations'] ?? []) as Record<string, unknown>[]) citations.push(citationOf(i, c));
+    } else if (b.type.endsWith('_tool_result')) {
+      const id = str(b['tool_use_id']);
+      const result = (b['content'] ?? null) as Json;
+      const block: ContentBlock = { type: 'tool_result', id, name: names.get(id) ?? '', result };
+      if (b['is_error'] === true || isErrorContent(result)) block.isError = true;
+      out.push(block);
     } else if (b.type === 'thinking') {
       const block: ContentBlock = { type: 'reasoning', text: str(b['thinking']) };
       if (str(b['signature']) !== '') block.signature = str(b['signature']);
@@ -73,10 +86,39 @@ function assemble(m: Message, events: MessageStreamEvent[]): { content: ContentB
         args = streamed;
         cut.push(str(b['id']));
       } else if (b.type === 'mcp_tool_use' && streamed !== undefined) args = parsedArguments(streamed);
-      out.push({ type: 'tool_call', id: str(b['id']), name: str(b['name']), arguments: args });
+      const call: ContentBlock = { type: 'tool_call', id: str(b['id']), name: str(b['name']), arguments: args };
+      if (PROVIDER_TOOL_BLOCKS.has(b.type)) call.providerExecuted = true;
+      names.set(call.id, call.name);
+      out.push(call);
     }
   });
-  return { content: out, cut };
+  return { content: out, cut, citations };
+}
+
+function isErrorContent(content: Json): boolean {
+  if (typeof content !== 'object' || content === null || Array.isArray(content)) return false;
+  return (typeof content['type'] === 'string' && content['type'].endsWith('_error')) || 'error_code' in content;
+}
+
+/**
+ * Our reading of one Anthropic citation object of text block `index`: url and
+ * title of a web search result; for documents the title (document_title) and
+ * the source (file_id, else `document <document_index>`); for search results
+ * their `source`; the quote when not empty. No start/end: Anthropic's
+ * offsets index the cited document, not the text.
+ */
+function citationOf(index: number, c: Record<string, unknown>): FinalCitation {
+  const out: FinalCitation = { index };
+  const s = (k: string): string | undefined => (typeof c[k] === 'string' ? (c[k] as string) : undefined);
+  const url = s('url');
+  if (url !== undefined) out.url = url;
+  const title = s('title') ?? s('document_title');
+  if (title !== undefined) out.title = title;
+  const source = s('source') ?? s('file_id') ?? (typeof c['document_index'] === 'number' ? `document ${c['document_index']}` : undefined);
+  if (source !== undefined) out.source = source;
+  const cited = s('cited_text');
+  if (cited !== undefined && cited !== '') out.citedText = cited;
+  return out;
 }
 
 function isJson(text: string): boolean {
@@ -106,7 +148,20 @@ function usageOf(m: Message): Usage {
   };
 }
 
-function stopReasonOf(reason: string | null): StopReason {
+/**
+ * `tool_use` asks the client to run its calls: it stays ours only while a
+ * client tool_use block is in the message (with only server / MCP calls
+ * nothing is pending: end; with no call at all: other).
+ */
+function stopReasonOf(m: Message): StopReason {
+  const reason = stopReasonOfProvider(m.stop_reason);
+  if (reason !== 'tool_use') return reason;
+  const blocks = m.content as unknown as Block[];
+  if (blocks.some((b) => b.type === 'tool_use')) return 'tool_use';
+  return blocks.some((b) => PROVIDER_TOOL_BLOCKS.has(b.type)) ? 'end' : 'other';
+}
+
+function stopReasonOfProvider(reason: string | null): StopReason {
   switch (reason) {
     case 'end_turn':
     case 'stop_sequence':
@@ -123,7 +178,7 @@ function stopReasonOf(reason: string | null): StopReason {
 }
 
 function compare(tt: Test, ours: FinalResult, m: Message, events: MessageStreamEvent[]): void {
-  const { content, cut } = assemble(m, events);
+  const { content, cut, citations } = assemble(m, events);
   tt.strictSame(
     ours.errors.map((e) => e.code),
     cut.map(() => 'invalid_tool_arguments'),
@@ -137,9 +192,15 @@ function compare(tt: Test, ours: FinalResult, m: Message, events: MessageStreamE
   tt.equal(ours.text, content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(''), 'text');
   tt.equal(ours.refusal, null, 'no refusal channel');
   tt.equal(ours.reasoning, content.flatMap((b) => (b.type === 'reasoning' ? [b.text] : [])).join(''), 'reasoning');
-  tt.strictSame(ours.toolCalls, content.flatMap((b) => (b.type === 'tool_call' ? [{ id: b.id, name: b.name, arguments: b.arguments }] : [])), 'tool calls');
+  // The client's calls only: the SDK's tool_use blocks.
+  tt.strictSame(
+    ours.toolCalls,
+    content.flatMap((b) => (b.type === 'tool_call' && b.providerExecuted !== true ? [{ id: b.id, name: b.name, arguments: b.arguments }] : [])),
+    'tool calls: the client tool_use blocks',
+  );
+  tt.strictSame(ours.citations, citations, 'citations');
   tt.strictSame(ours.usage, usageOf(m), 'usage');
-  tt.equal(ours.stopReason, stopReasonOf(m.stop_reason), 'stop reason');
+  tt.equal(ours.stopReason, stopReasonOf(m), 'stop reason');
   tt.equal(ours.providerReason, m.stop_reason, 'provider reason');
 }
 
@@ -193,15 +254,16 @@ t.test('tool input the SDK does not assemble (mcp_tool_use) or repairs (cut JSON
   const [ours] = (await ourFinals(mcp.bytes, 'anthropic-messages')).finals;
   const block = (sdk.value?.content as unknown as Block[] | undefined)?.find((b) => b.type === 'mcp_tool_use');
   t.same(block?.['input'], {}, "the SDK's mcp_tool_use keeps the empty input of content_block_start");
-  t.same(
-    ours?.toolCalls,
-    [
-      {
-        id: 'mcptoolu_01FZmJ5UspaX5BB9uU339UT1',
-        name: 'ask_question',
-        arguments: { repoName: 'pydantic/pydantic-ai', question: 'What is this repository about? What are its main features and purpose?' },
-      },
-    ],
+  t.strictSame(ours?.toolCalls, [], 'an MCP connector call is not the client\'s');
+  t.strictSame(
+    ours?.content.find((b) => b.type === 'tool_call'),
+    {
+      type: 'tool_call',
+      id: 'mcptoolu_01FZmJ5UspaX5BB9uU339UT1',
+      name: 'ask_question',
+      arguments: { repoName: 'pydantic/pydantic-ai', question: 'What is this repository about? What are its main features and purpose?' },
+      providerExecuted: true,
+    },
     'we assemble its input_json_delta fragments',
   );
 

@@ -75,6 +75,32 @@ t.test('a Chat stream ended by an error event without [DONE]: provider error and
   t.match(r.stdout, '  result: 2 errors, 0 warnings\n');
 });
 
+t.test('a complete Chat stream without [DONE]: the dialect\'s missing_terminal, filed once, and the stop reason kept', async (t) => {
+  const buf = fixture('openai-chat/no-done-after-finish.sse');
+  const r = report(buf);
+  const [response] = r.responses;
+  t.same(
+    response!.anomalies.map((a) => [a.code, a.severity, a.at?.offset, a.atEnd]),
+    [['missing_terminal', 'error', buf.length, true]],
+    'one anomaly, at the end of input (not a second one from the [DONE] check)',
+  );
+  t.match(response!.anomalies[0]!.message, "after every choice's finish_reason: the response is complete");
+  t.equal(response!.stopReason, 'end');
+  t.equal(response!.providerReason, 'stop');
+  t.match(formatReport(r), '    stop: end (stop)\n');
+  // Cut before the finish_reason: incomplete_stream, and no missing_terminal on top of it.
+  const cut = report(buf.subarray(0, buf.indexOf('data: ', buf.indexOf('" of France."') - 300)));
+  t.same(cut.responses[0]!.anomalies.map((a) => a.code), ['incomplete_stream']);
+});
+
+t.test('n > 1: the one done gives the stop reasons of the other choices', async (t) => {
+  const r = report(fixture('openai-chat/n2.sse'));
+  t.equal(r.responses.length, 1);
+  t.same(r.responses[0]!.choiceStops, [{ choice: 1, stopReason: 'max_tokens', providerReason: 'length' }]);
+  t.match(formatReport(r), '    stop: end (stop); choice 1: max_tokens (length)\n');
+  t.same(r.responses[0]!.counts['done'], 1);
+});
+
 t.test('sequence gap: error at the frame where numbers jump', async (t) => {
   const buf = bytesOf('responses-gap.sse');
   const at = blockAt(buf, '"sequence_number":6');

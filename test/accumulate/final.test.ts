@@ -94,7 +94,31 @@ t.test('OpenAI chat n=2: choice 0 at top level, every choice in `choices`', asyn
   t.notOk('choices' in only(openaiChatText()), 'no `choices` for a single-choice response');
 });
 
-t.test('n>1: a choice index past the others fills the gaps; tool calls are keyed per choice', async (t) => {
+t.test('n>1: the one done closes the response, its choices give each choice its stop reason', async (t) => {
+  const stops = [
+    { choice: 0, stopReason: 'end' as const, providerReason: 'stop' },
+    { choice: 2, stopReason: 'tool_use' as const, providerReason: 'tool_calls' },
+  ];
+  const out = finals([start('c', 'm'), text(0, 'a'), text(0, 'c', { choice: 2 }), { ...done('end', 'stop'), choices: stops }, start('d', 'm')]);
+  t.equal(out.length, 2, 'the next start opens another response (cut off at the end of input)');
+  const final = out[0]!;
+  t.strictSame(final.errors, [], 'the first ended at its done, not cut off by the second start');
+  t.equal(final.stopReason, 'end');
+  t.strictSame(
+    final.choices?.map((c) => [c.text, c.stopReason, c.providerReason]),
+    [
+      ['a', 'end', 'stop'],
+      ['', null, null],
+      ['c', 'tool_use', 'tool_calls'],
+    ],
+    'choice 1 never appeared: no stop',
+  );
+  // A choice seen only in done.choices is still a choice of the final.
+  const late = only([start('c', 'm'), text(0, 'a'), { ...done('end', 'stop'), choices: [{ choice: 1, stopReason: 'refusal', providerReason: 'content_filter' }] }]);
+  t.match(late.choices, [{ text: 'a', stopReason: 'end' }, { text: '', stopReason: 'refusal', providerReason: 'content_filter' }]);
+});
+
+t.test('n>1 with per-choice dones (Gemini candidates): a choice index past the others fills the gaps; tool calls are keyed per choice', async (t) => {
   const final = only([
     start('c', 'm'),
     toolStart(0, 'call_0', 'f'),

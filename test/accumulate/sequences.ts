@@ -101,9 +101,15 @@ export function openaiChatTwoChoices(): UnifiedEvent[] {
     text(0, 'Blue', { choice: 1 }),
     text(0, ' apples', { choice: 1 }),
     text(0, ' roses'),
-    done('max_tokens', 'length', { choice: 1 }),
     usage({ inputTokens: 9, outputTokens: 5, totalTokens: 14 }),
-    done('end', 'stop'),
+    // One done for the response; each choice's stop in `choices`.
+    {
+      ...done('end', 'stop'),
+      choices: [
+        { choice: 0, stopReason: 'end', providerReason: 'stop' },
+        { choice: 1, stopReason: 'max_tokens', providerReason: 'length' },
+      ],
+    },
   ];
 }
 

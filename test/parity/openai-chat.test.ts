@@ -76,6 +76,33 @@ function reasoningOf(chunks: ChatCompletionChunk[], k: number): string {
   return text;
 }
 
+/**
+ * Mistral's `delta.content` part arrays (`{type:'text', text}`, `{type:'thinking',
+ * thinking:[{type:'text', text}]}`) of choice k, as the SDK parsed them, or null when
+ * there were none. The SDK concatenates `content` as a string, so its final holds
+ * "[object Object]…" there: the expected text and reasoning are read from the parts.
+ */
+function contentParts(chunks: ChatCompletionChunk[], k: number): { text: string; reasoning: string } | null {
+  let text = '';
+  let reasoning = '';
+  let found = false;
+  for (const chunk of chunks) {
+    for (const c of chunk.choices) {
+      const content: unknown = c.index === k ? c.delta?.content : undefined;
+      if (!Array.isArray(content)) {
+        if (typeof content === 'string') text += content;
+        continue;
+      }
+      found = true;
+      for (const part of content as { type?: string; text?: string; thinking?: { type?: string; text?: string }[] }[]) {
+        if (part.type === 'text') text += part.text ?? '';
+        else if (part.type === 'thinking') for (const t of part.thinking ?? []) reasoning += t.type === 'text' ? (t.text ?? '') : '';
+      }
+    }
+  }
+  return found ? { text, reasoning } : null;
+}
+
 type SdkChoice = ChatCompletion.Choice | ChatCompletionSnapshot.Choice;
 
 function choiceView(c: SdkChoice, chunks: ChatCompletionChunk[]): ChoiceView {
@@ -84,10 +111,11 @@ function choiceView(c: SdkChoice, chunks: ChatCompletionChunk[]): ChoiceView {
     const fn = (tc as { function?: { name?: string; arguments?: string } }).function;
     return { id: tc.id ?? '', name: fn?.name ?? '', arguments: parsedArguments(fn?.arguments ?? '') };
   });
+  const parts = contentParts(chunks, c.index);
   return {
-    text: c.message.content ?? '',
+    text: parts?.text ?? c.message.content ?? '',
     refusal: c.message.refusal ?? null,
-    reasoning: reasoningOf(chunks, c.index),
+    reasoning: reasoningOf(chunks, c.index) + (parts?.reasoning ?? ''),
     toolCalls,
     stopReason: stopReasonOf(c.finish_reason ?? null, toolCalls.length > 0),
     providerReason: c.finish_reason ?? null,
@@ -146,6 +174,15 @@ const USAGE_IN_ERROR_CHUNK: Record<string, Usage> = {
   },
 };
 
+// Complete without `data: [DONE]` (every finish_reason came): the SDK just ends; we add the
+// non-terminal missing_terminal warning to the final's errors.
+const NO_DONE_SENTINEL = new Set(['fixtures/openai-chat/no-done-after-finish.sse']);
+
+// Text-generation-inference sends `"id": ""`: the SDK copies a chunk's top-level keys only when it
+// has an id, so it keeps the first chunk's `"usage": null` and loses the usage of the last chunk;
+// its id stays '' where we report none (null).
+const EMPTY_ID = new Set(['fixtures/openai-chat/no-done-after-finish.sse']);
+
 // The SDK's final copies each chunk's top-level keys over the snapshot, so the trailing
 // `choices: []` chunk that carries `moderation` and `"usage": null` erases the usage reported
 // one chunk earlier. We keep the reported usage.
@@ -199,12 +236,14 @@ t.test('every openai-chat input: our final matches finalChatCompletion()', async
 
       tt.notOk(failure, 'the SDK did not fail');
       const value = sdk.value!;
-      tt.strictSame(ours.errors, [], 'no errors');
-      tt.equal(ours.id, value.id, 'id');
+      if (NO_DONE_SENTINEL.has(input.name)) tt.match(ours.errors, [{ code: 'missing_terminal' }], 'only the missing [DONE] is reported');
+      else tt.strictSame(ours.errors, [], 'no errors');
+      if (EMPTY_ID.has(input.name)) tt.same([value.id, ours.id], ['', null], 'an empty id is no id');
+      else tt.equal(ours.id, value.id, 'id');
       tt.equal(ours.model, value.model, 'model');
       compareChoices(tt, ours, value.choices, sdk.events, 'final');
       const reported = reportedUsage(sdk.events);
-      if (SDK_LOSES_USAGE.has(input.name)) {
+      if (SDK_LOSES_USAGE.has(input.name) || EMPTY_ID.has(input.name)) {
         tt.equal(value.usage ?? null, null, "the SDK's final lost the usage");
         tt.not(reported, null, 'while a chunk reported it');
       } else {
@@ -227,6 +266,25 @@ t.test('the SDK sees every choice and every tool call we see (n > 1, parallel ca
   const [ours2] = (await ourFinals(parallel.bytes, 'openai-chat')).finals;
   t.equal(sdk2.value?.choices[0]?.message.tool_calls?.length, 2, 'the SDK has two tool calls');
   t.equal(ours2?.toolCalls.length, 2, 'so do we');
+});
+
+t.test('annotations: the url_citation list the SDK keeps on the message is our citations, one for one', async (t) => {
+  const input = inputs.find((i) => i.name === 'fixtures/openai-chat/search-annotations.sse')!;
+  const sdk = await openaiChatFinal(input.bytes);
+  const [ours] = (await ourFinals(input.bytes, 'openai-chat')).finals;
+  const annotations = sdk.value?.choices[0]?.message.annotations ?? [];
+  t.equal(annotations.length, 2, 'the SDK has two annotations');
+  t.same(
+    ours?.citations,
+    annotations.map((a) => ({
+      index: 0,
+      url: a.url_citation.url,
+      title: a.url_citation.title,
+      start: a.url_citation.start_index,
+      end: a.url_citation.end_index,
+    })),
+    'the same citations, offsets as given',
+  );
 });
 
 t.test('reasoning_content: the SDK keeps only the last delta, we keep the whole text', async (t) => {

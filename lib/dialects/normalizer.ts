@@ -208,6 +208,8 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
       return;
     }
     if (checkForced) checkForcedDialect(payload, pe.frame);
+    // A response that held its done back ends here unless this payload continues it (see beforePayload).
+    if (handler !== null && handler.beforePayload !== undefined) handler.beforePayload(payload);
     // A typed error event (`{type: 'error', …}`) of a known dialect is the dialect's to handle.
     const typed = self.dialect !== null && typeof payload['type'] === 'string';
     if (handler === null && !typed && 'error' in payload && detectDialect(payload) === null) {

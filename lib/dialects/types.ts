@@ -49,6 +49,15 @@ export interface ResponseHandler {
   onIncomplete(): void;
   /** True once the response has begun, i.e. its missing terminal must be reported. */
   readonly started: boolean;
+  /**
+   * Optional: called with each payload before `onPayload`. A handler that held
+   * its `done` back because more of the same response may follow (Gemini: a
+   * `finishReason` after a call the server runs itself) emits that `done` here
+   * when `payload` does not continue the response; the normalizer then opens a
+   * new response for the payload. (At the end of the input, `onIncomplete`
+   * emits it.)
+   */
+  beforePayload?(payload: JsonObject): void;
 }
 
 /**

@@ -114,6 +114,12 @@ export const geminiFast: FastDialect<GeminiResponse> = {
     const index = h.textBlock(c, thought);
     // candidate 0's text may go straight to a fused final accumulator, as its wire bytes
     if (!(k === 0 && ctx.takeText(thought, index, -1, m, F_TEXT))) h.textDelta(c, index, thought, m.str(F_TEXT)!);
+    else if (!thought) {
+      // the handler still keeps the answer text (references, no copy) for its citations' offsets
+      const raw = m.raw(F_TEXT);
+      if (raw !== undefined) h.keepText(c, index, raw, true);
+      else h.keepText(c, index, m.str(F_TEXT)!, false);
+    }
     const sig = m.str(F_SIGNATURE);
     if (sig !== undefined && sig !== '') h.signature(c, index, sig);
     return true;

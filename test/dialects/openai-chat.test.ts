@@ -25,6 +25,12 @@ const textOf = (evs: UnifiedEvent[], choice?: number): string => texts(evs, (e) 
 
 const MISSING = "the stream ended without `data: [DONE]` after every choice's finish_reason: the response is complete";
 
+/** The one done of a several-choice response: [stopReason, providerReason] of each choice, from choice 0 (the done's own). */
+function doneOf(...stops: [string, string | null][]): object {
+  const choices = stops.map(([stopReason, providerReason], choice) => ({ choice, stopReason, providerReason }));
+  return { type: 'done', stopReason: stops[0]![0], providerReason: stops[0]![1], choices };
+}
+
 /** Response-closing dones: the ones without `choice`. */
 function mainDones(evs: UnifiedEvent[]) {
   return ofType(evs, 'done').filter((e) => e.choice === undefined);
@@ -122,15 +128,7 @@ t.test('fixture n2: per-choice events, ONE done listing every choice', (t) => {
   t.equal(ofType(evs, 'done').length, 1, 'one done for the response');
   t.same(view(evs.slice(-2)), [
     { type: 'usage', inputTokens: 20, outputTokens: 6, totalTokens: 26, reasoningTokens: 0, cachedInputTokens: null },
-    {
-      type: 'done',
-      stopReason: 'end',
-      providerReason: 'stop',
-      choices: [
-        { choice: 0, stopReason: 'end', providerReason: 'stop' },
-        { choice: 1, stopReason: 'max_tokens', providerReason: 'length' },
-      ],
-    },
+    doneOf(['end', 'stop'], ['max_tokens', 'length']),
   ]);
   t.end();
 });
@@ -175,15 +173,7 @@ t.test('missing [DONE]: complete only when every choice has its finish_reason', 
   const both = run(sse(chunk([delta({ content: 'a' }, 'stop', 0)]), chunk([delta({ content: 'b' }, 'length', 1)])));
   t.same(view(both.slice(-2)), [
     { type: 'error', code: 'missing_terminal', message: MISSING, terminal: false },
-    {
-      type: 'done',
-      stopReason: 'end',
-      providerReason: 'stop',
-      choices: [
-        { choice: 0, stopReason: 'end', providerReason: 'stop' },
-        { choice: 1, stopReason: 'max_tokens', providerReason: 'length' },
-      ],
-    },
+    doneOf(['end', 'stop'], ['max_tokens', 'length']),
   ]);
 
   // Cut before the finish_reason: incomplete_stream, as before.
@@ -725,15 +715,7 @@ t.test('n>1 tool calls carry choice; error and cut-off give every choice its sto
     { type: 'tool_call_delta', index: 0, id: 'call_k1', argumentsDelta: '{}', choice: 1 },
     { type: 'tool_call_done', index: 0, id: 'call_k1', name: 'f', arguments: '{}', choice: 1 },
     { type: 'raw' },
-    {
-      type: 'done',
-      stopReason: 'end',
-      providerReason: 'stop',
-      choices: [
-        { choice: 0, stopReason: 'end', providerReason: 'stop' },
-        { choice: 1, stopReason: 'tool_use', providerReason: 'tool_calls' },
-      ],
-    },
+    doneOf(['end', 'stop'], ['tool_use', 'tool_calls']),
   ]);
 
   // Cut before choice 0's finish_reason: incomplete, every choice stops in error (keeping the reason seen).
@@ -742,15 +724,7 @@ t.test('n>1 tool calls carry choice; error and cut-off give every choice its sto
     { type: 'text_delta', index: 0, text: 'a' },
     { type: 'text_delta', index: 0, text: 'b', choice: 1 },
     { type: 'error', code: 'incomplete_stream', message: "input ended before the response's terminal event", terminal: true },
-    {
-      type: 'done',
-      stopReason: 'error',
-      providerReason: null,
-      choices: [
-        { choice: 0, stopReason: 'error', providerReason: null },
-        { choice: 1, stopReason: 'error', providerReason: 'stop' },
-      ],
-    },
+    doneOf(['error', null], ['error', 'stop']),
   ]);
 
   const failed = run(
@@ -762,15 +736,7 @@ t.test('n>1 tool calls carry choice; error and cut-off give every choice its sto
   );
   t.same(view(failed.slice(-2)), [
     { type: 'error', code: 'server_error', message: 'overloaded', terminal: true },
-    {
-      type: 'done',
-      stopReason: 'error',
-      providerReason: null,
-      choices: [
-        { choice: 0, stopReason: 'error', providerReason: null },
-        { choice: 1, stopReason: 'error', providerReason: null },
-      ],
-    },
+    doneOf(['error', null], ['error', null]),
   ]);
   t.end();
 });

@@ -33,7 +33,10 @@ export type ErrorCode =
   | 'invalid_option'
   | 'invalid_chunk'
   | 'aborted'
-  | 'no_response';
+  | 'no_response'
+  // writing
+  /** An encoder in strict mode met something its target wire cannot carry. */
+  | 'lossy_encoding';
 
 /** Where in the input something happened. */
 export interface Position {

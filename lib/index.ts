@@ -66,6 +66,10 @@ export { compose } from './pipeline/compose.js';
 export { events, finals, type ByteSource, type IterateOptions, type ResponseLike } from './pipeline/iterate.js';
 export { read, type Reading } from './pipeline/read.js';
 
+// Writing: unified events → another provider's wire, with a loss report
+export { encoder } from './pipeline/encoder.js';
+export type { EncoderOptions, LossEntry, LossKind, LossReport, TargetName } from './encode/types.js';
+
 // Records mode: one capture per JSON Lines record, one output record each, in order; finals as flat rows
 export {
   finalToRow,
@@ -86,6 +90,8 @@ export {
 
 // Pure cores (no node:stream), for synchronous use and custom shells
 export { chain, runStage, type Emit, type Stage } from './stage.js';
+export { createEncoder } from './encode/encoder.js';
+export { targetNames } from './encode/registry.js';
 export { createSseFramer, type SseFramerOptions } from './framing/sse.js';
 export { createJsonArrayFramer, type JsonArrayFramerOptions } from './framing/json-array.js';
 export { createJsonValuesFramer, type JsonValuesFramerOptions } from './framing/json-values.js';

@@ -18,6 +18,8 @@ import { ITERATE_OPTIONS } from './option-keys.js';
  * the body gave no error (an empty 401, say), an `http_error` ends the output.
  */
 export type ByteSource =
+  /** A whole input in memory: one chunk. */
+  | Chunk
   | AsyncIterable<Chunk>
   | Iterable<Chunk>
   | ReadableStream<Uint8Array>
@@ -101,7 +103,8 @@ function readerOf(source: ByteSource): SourceReader {
         ),
     };
   }
-  const iterable = body as AsyncIterable<Chunk> | Iterable<Chunk>;
+  // A whole input in memory (a Buffer, a Uint8Array, a string) is one chunk, not an iterable of bytes or characters.
+  const iterable: AsyncIterable<Chunk> | Iterable<Chunk> = typeof body === 'string' || ArrayBuffer.isView(body) ? [body as Chunk] : body;
   const it: AsyncIterator<Chunk> | Iterator<Chunk> =
     typeof (iterable as Partial<AsyncIterable<Chunk>>)[Symbol.asyncIterator] === 'function'
       ? (iterable as AsyncIterable<Chunk>)[Symbol.asyncIterator]()

@@ -162,3 +162,18 @@ t.test('a lenient error body resolves final() with the error in it (as finals() 
   t.ok(final.errors.length > 0);
   t.type(StreamError, 'function');
 });
+
+t.test('a whole input in memory (Buffer, Uint8Array, string) is one chunk, as an array of chunks is', async (t) => {
+  const expected = await read([tool]).finals();
+  t.equal(expected.length, 1);
+  t.ok(expected[0]!.toolCalls.length > 0);
+  t.strictSame(await read(tool).finals(), expected, 'a Buffer');
+  t.strictSame(await read(new Uint8Array(tool)).finals(), expected, 'a Uint8Array');
+  t.strictSame(await read(tool.toString('utf8')).finals(), expected, 'a string');
+  const seen: FinalResult[] = [];
+  for await (const f of finals(tool)) seen.push(f);
+  t.strictSame(seen, expected, 'finals() of a Buffer');
+  let n = 0;
+  for await (const ev of events(chat)) if (ev.type === 'done') n++;
+  t.equal(n, 1, 'events() of a Buffer');
+});

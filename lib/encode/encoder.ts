@@ -1,0 +1,101 @@
+/**
+ * unified events → the bytes of another wire (as text). Finds where each
+ * response begins and ends (the accumulators' ResponseTracker), hands its
+ * events to the target's handler, and closes a response the input cut
+ * short. What the target cannot carry is counted per response and reported
+ * when the response ends (`onLoss`), or fails the stream in strict mode.
+ */
+import { OptionError } from '../errors.js';
+import type { UnifiedEvent } from '../events.js';
+import { booleanOption, choiceOption, optionsObject } from '../options.js';
+import type { Emit, Stage } from '../stage.js';
+import { BEGIN, OUTSIDE, RESTART, ResponseTracker, isFinalDone } from '../accumulate/response.js';
+import { LossLedger } from './loss.js';
+import { TARGETS, targetNames } from './registry.js';
+import type { TargetContext, TargetDefinitionOf, TargetResponse } from './target.js';
+import type { EncoderOptions, LossReport, TargetName } from './types.js';
+
+export interface ResolvedEncoderOptions {
+  readonly to: TargetName;
+  readonly strict: boolean;
+  readonly onLoss: ((report: LossReport) => void) | undefined;
+}
+
+export function resolveEncoderOptions(options: EncoderOptions): ResolvedEncoderOptions {
+  const o = optionsObject(options);
+  if (o.to === undefined) throw new OptionError('to', o.to, `the target wire (${targetNames.join(', ')})`);
+  const to = choiceOption<TargetName>('to', o.to, targetNames, o.to);
+  if (o.onLoss !== undefined && typeof o.onLoss !== 'function') throw new OptionError('onLoss', o.onLoss, 'a function');
+  return Object.freeze({ to, strict: booleanOption('strict', o.strict, false), onLoss: o.onLoss });
+}
+
+export function targetOf(name: TargetName): TargetDefinitionOf<TargetName> {
+  return TARGETS.find((t) => t.name === name) as TargetDefinitionOf<TargetName>;
+}
+
+export function createEncoder(options: EncoderOptions): Stage<UnifiedEvent, string> {
+  return makeEncoder(resolveEncoderOptions(options));
+}
+
+export function makeEncoder(options: ResolvedEncoderOptions): Stage<UnifiedEvent, string> {
+  const target = targetOf(options.to);
+  const ledger = new LossLedger(options.to, options.strict);
+  const tracker = new ResponseTracker();
+  let out: Emit<string> = () => {};
+  const ctx: TargetContext = {
+    write: (text) => out(text),
+    lose: (what, detail) => ledger.lose(what, detail),
+  };
+  let response: TargetResponse | null = null;
+  let responseId: string | null = null;
+
+  function report(): void {
+    const r = ledger.take(responseId);
+    if (r !== null) options.onLoss?.(r);
+  }
+
+  function endResponse(): void {
+    response = null;
+    report();
+    responseId = null;
+  }
+
+  return {
+    push(ev, emit) {
+      out = emit;
+      const step = tracker.step(ev);
+      if (step === RESTART && response !== null) {
+        response.abort();
+        endResponse();
+      }
+      if (step === OUTSIDE) {
+        // between responses: an error that ends the stream is written in the wire's own form (a
+        // warning such as a realtime session's recoverable error has none), the rest is counted
+        if (ev.type === 'error') ev.terminal ? target.writeError(ev, ctx) : ledger.lose('error', `${ev.code}: ${ev.message}`);
+        else if (ev.type === 'usage') ledger.lose('raw', 'usage outside any response');
+        else response === null ? outside(ev) : response.push(ev);
+        return;
+      }
+      if (step === BEGIN || step === RESTART || response === null) response = target.createResponse(ctx);
+      if (ev.type === 'start') responseId = ev.id;
+      response.push(ev);
+      if (ev.type === 'done' && isFinalDone(ev)) endResponse();
+    },
+    end(emit) {
+      out = emit;
+      if (response !== null) {
+        response.abort();
+        endResponse();
+        tracker.reset();
+      }
+      target.end?.(ctx);
+      report();
+    },
+  };
+
+  function outside(ev: UnifiedEvent): void {
+    if (ev.type === 'raw') ledger.lose('raw', 'provider events with no unified meaning');
+    else if (ev.type === 'session') ledger.lose('session', ev.kind);
+    else if (ev.type === 'tool_call_cancel') ledger.lose('tool_call_cancel', ev.ids.join(', '));
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The contract between the encoder (response boundaries, loss reports) and
+ * one file per target wire. A target writes text (SSE or JSON); the encoder
+ * stage turns it into bytes at its Transform.
+ */
+import type { DialectName, ErrorEvent, UnifiedEvent } from '../events.js';
+import type { LossKind } from './types.js';
+
+export interface TargetContext {
+  /** Write wire text. */
+  write(text: string): void;
+  /** Report one event the target cannot carry (throws in strict mode). */
+  lose(what: LossKind, detail: string): void;
+}
+
+/** One response being written. */
+export interface TargetResponse {
+  /** One unified event of this response, in order (`start` first when the source had one). */
+  push(ev: UnifiedEvent): void;
+  /** The response ended without its `done` (input ended): close what is open. */
+  abort(): void;
+}
+
+export interface TargetDefinitionOf<N extends string> {
+  readonly name: N;
+  /** The HTTP content type of this wire. */
+  readonly contentType: string;
+  /** The dialects whose signatures, citations and stop reasons this wire can carry as they came. */
+  readonly family: readonly DialectName[];
+  createResponse(ctx: TargetContext): TargetResponse;
+  /** An error that belongs to no response (e.g. the input was not a stream), in this wire's error form. */
+  writeError(ev: ErrorEvent, ctx: TargetContext): void;
+  /** Written once when the whole output ends (e.g. nothing), after the last response. */
+  end?(ctx: TargetContext): void;
+}
+
+export function defineTarget<const N extends string>(definition: TargetDefinitionOf<N>): TargetDefinitionOf<N> {
+  return definition;
+}
+
+/** One SSE event block. */
+export function sseEvent(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** One data-only SSE block. */
+export function sseData(data: unknown): string {
+  return `data: ${JSON.stringify(data)}\n\n`;
+}

@@ -1,0 +1,294 @@
+/**
+ * Unified events → Anthropic Messages SSE (message_start, content blocks
+ * opened, indexed and always closed, message_delta with the final usage,
+ * message_stop).
+ *
+ * - Usage: message_start carries what is known at that point (usually
+ *   nothing: zeros); message_delta carries the whole-message totals, which the
+ *   SDKs apply over message_start's (input, cache read, output). Unified
+ *   `inputTokens` includes cached tokens; Anthropic's `input_tokens` does not,
+ *   so the cached ones move to `cache_read_input_tokens`.
+ * - Blocks: a text or thinking block is closed when another block starts (a
+ *   later delta of it opens a new block); a tool_use block stays open until
+ *   its `tool_call_done`, so parallel calls whose deltas interleave keep their
+ *   own indices.
+ * - Signatures (`signature_delta`, `redacted_thinking`) and citations are
+ *   carried only from the Anthropic family; others are reported lost.
+ * - Refusal text is written as text (stop_reason `refusal`).
+ */
+import { assertNever, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
+import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
+
+const FAMILY = ['anthropic-messages', 'xai-messages'] as const;
+
+const STOP_REASONS: Record<StopReason, string | null> = {
+  end: 'end_turn',
+  tool_use: 'tool_use',
+  max_tokens: 'max_tokens',
+  refusal: 'refusal',
+  error: null,
+  other: null,
+};
+
+/** Anthropic's own stop reasons, kept as they came from the family. */
+const NATIVE_REASONS = new Set(['end_turn', 'stop_sequence', 'max_tokens', 'tool_use', 'refusal', 'pause_turn', 'model_context_window_exceeded']);
+
+interface Block {
+  index: number;
+  kind: 'text' | 'thinking' | 'tool';
+  open: boolean;
+  /** Tool blocks: the argument text written so far. */
+  written: string;
+}
+
+function anthropicUsage(u: UsageEvent | null, sameFamily: boolean): JsonObject {
+  if (u === null) return { input_tokens: 0, output_tokens: 0 };
+  const raw = u.raw;
+  if (sameFamily && typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
+    const out: JsonObject = {};
+    for (const k of ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens', 'server_tool_use', 'output_tokens_details']) {
+      const v = raw[k];
+      if (v !== undefined && v !== null) out[k] = v;
+    }
+    if (out['output_tokens'] === undefined) out['output_tokens'] = u.outputTokens ?? 0;
+    return out;
+  }
+  const out: JsonObject = { output_tokens: u.outputTokens ?? 0 };
+  if (u.inputTokens !== null) out['input_tokens'] = u.inputTokens - (u.cachedInputTokens ?? 0);
+  if (u.cachedInputTokens !== null) out['cache_read_input_tokens'] = u.cachedInputTokens;
+  if (u.reasoningTokens !== null) out['output_tokens_details'] = { thinking_tokens: u.reasoningTokens };
+  return out;
+}
+
+function createResponse(ctx: TargetContext): TargetResponse {
+  let id: string | null = null;
+  let model: string | null = null;
+  let sameFamily = false;
+  let started = false;
+  let usage: UsageEvent | null = null;
+  let errorWritten = false;
+  let nextIndex = 0;
+  /** Unified block key → its current Anthropic block. */
+  const blocks = new Map<string, Block>();
+  /** The open text or thinking block (at most one). */
+  let flowing: Block | null = null;
+  const openTools: Block[] = [];
+
+  function begin(): void {
+    if (started) return;
+    started = true;
+    const message: JsonObject = {
+      id: id === null || id === '' ? 'msg_wirefold' : id,
+      type: 'message',
+      role: 'assistant',
+      model: model ?? 'unknown',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 0, output_tokens: 0 },
+    };
+    ctx.write(sseEvent('message_start', { type: 'message_start', message }));
+  }
+
+  function close(block: Block): void {
+    if (!block.open) return;
+    block.open = false;
+    ctx.write(sseEvent('content_block_stop', { type: 'content_block_stop', index: block.index }));
+  }
+
+  function closeFlowing(): void {
+    if (flowing !== null) close(flowing);
+    flowing = null;
+  }
+
+  /** The open block for a text or thinking key, opening a new one (and closing the other) when needed. */
+  function flowBlock(key: string, kind: 'text' | 'thinking'): Block {
+    begin();
+    const current = blocks.get(key);
+    if (current !== undefined && current.open) return current;
+    closeFlowing();
+    const block: Block = { index: nextIndex++, kind, open: true, written: '' };
+    blocks.set(key, block);
+    flowing = block;
+    const content = kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' };
+    ctx.write(sseEvent('content_block_start', { type: 'content_block_start', index: block.index, content_block: content }));
+    return block;
+  }
+
+  function delta(block: Block, delta: JsonObject): void {
+    ctx.write(sseEvent('content_block_delta', { type: 'content_block_delta', index: block.index, delta }));
+  }
+
+  function toolBlock(id: string, name: string, providerExecuted: boolean): Block {
+    begin();
+    const key = `tool:${id}`;
+    const current = blocks.get(key);
+    if (current !== undefined && current.open) return current;
+    closeFlowing();
+    const block: Block = { index: nextIndex++, kind: 'tool', open: true, written: '' };
+    blocks.set(key, block);
+    openTools.push(block);
+    const type = providerExecuted ? 'server_tool_use' : 'tool_use';
+    ctx.write(sseEvent('content_block_start', { type: 'content_block_start', index: block.index, content_block: { type, id, name, input: {} } }));
+    return block;
+  }
+
+  function argsDelta(block: Block, text: string): void {
+    block.written += text;
+    delta(block, { type: 'input_json_delta', partial_json: text });
+  }
+
+  function closeAll(): void {
+    closeFlowing();
+    for (const b of openTools) close(b);
+    openTools.length = 0;
+  }
+
+  function writeError(code: string, message: string): void {
+    begin();
+    closeAll();
+    errorWritten = true;
+    ctx.write(sseEvent('error', { type: 'error', error: { type: code, message } }));
+  }
+
+  function finish(stopReason: StopReason, providerReason: string | null): void {
+    begin();
+    closeAll();
+    if (stopReason === 'error') {
+      if (!errorWritten) writeError('api_error', `the response ended with an error${providerReason === null ? '' : ` (${providerReason})`}`);
+      ctx.lose('usage', usage === null ? 'no usage was reported: message_start says 0 tokens' : 'the usage of a failed response (an error event has no place for it)');
+      return;
+    }
+    // the wire has numbers only: an unknown usage becomes zeros, and the report says so
+    if (usage === null) ctx.lose('usage', 'no usage was reported: written as 0 tokens');
+    let reason = STOP_REASONS[stopReason];
+    if (sameFamily && providerReason !== null && NATIVE_REASONS.has(providerReason)) reason = providerReason;
+    if (reason === null) {
+      ctx.lose('stop_reason', `${stopReason}${providerReason === null ? '' : ` (${providerReason})`} written as end_turn`);
+      reason = 'end_turn';
+    }
+    ctx.write(
+      sseEvent('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: reason, stop_sequence: null },
+        usage: anthropicUsage(usage, sameFamily),
+      }),
+    );
+    ctx.write(sseEvent('message_stop', { type: 'message_stop' }));
+  }
+
+  function push(ev: UnifiedEvent): void {
+    if (ev.choice !== undefined && ev.choice !== 0 && ev.type !== 'done') {
+      ctx.lose('choice', `events of choice ${ev.choice} (the Messages wire has one choice)`);
+      return;
+    }
+    switch (ev.type) {
+      case 'start':
+        id = ev.id;
+        model = ev.model;
+        sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
+        begin();
+        return;
+      case 'text_delta':
+        delta(flowBlock(`text:${ev.index}`, 'text'), { type: 'text_delta', text: ev.text });
+        return;
+      case 'reasoning_delta':
+        delta(flowBlock(`thinking:${ev.index}`, 'thinking'), { type: 'thinking_delta', thinking: ev.text });
+        return;
+      case 'signature':
+        if (!sameFamily || ev.kind === 'thought_signature' || ev.kind === 'encrypted_content') {
+          ctx.lose('signature', `a ${ev.kind} from another provider family`);
+        } else if (ev.kind === 'redacted_thinking') {
+          begin();
+          closeFlowing();
+          const index = nextIndex++;
+          ctx.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: ev.signature } }));
+          ctx.write(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
+        } else {
+          // the signature closes its thinking block (omitted thinking: a block with no text)
+          const block = flowBlock(`thinking:${ev.index}`, 'thinking');
+          delta(block, { type: 'signature_delta', signature: ev.signature });
+          closeFlowing();
+        }
+        return;
+      case 'tool_call_start':
+        if (ev.providerExecuted === true && !sameFamily) ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
+        else toolBlock(ev.id, ev.name, ev.providerExecuted === true);
+        return;
+      case 'tool_call_delta': {
+        if (ev.providerExecuted === true && !sameFamily) return; // counted at its start
+        if (ev.argumentsDelta.length > 0) argsDelta(toolBlock(ev.id, '', ev.providerExecuted === true), ev.argumentsDelta);
+        return;
+      }
+      case 'tool_call_done': {
+        if (ev.providerExecuted === true && !sameFamily) return;
+        const block = toolBlock(ev.id, ev.name, ev.providerExecuted === true);
+        // the authoritative arguments: what the deltas did not already say
+        if (ev.arguments.startsWith(block.written)) {
+          const rest = ev.arguments.slice(block.written.length);
+          if (rest.length > 0) argsDelta(block, rest);
+        }
+        close(block);
+        return;
+      }
+      case 'tool_result':
+        ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
+        return;
+      case 'citation': {
+        const block = blocks.get(`text:${ev.index}`);
+        if (sameFamily && block !== undefined && block.open) delta(block, { type: 'citations_delta', citation: ev.raw });
+        else ctx.lose('citation', ev.url ?? ev.source ?? ev.title ?? 'a citation');
+        return;
+      }
+      case 'file':
+        if (ev.partial !== true) ctx.lose('file', `a ${ev.mimeType ?? 'file'} of ${ev.data.length} base64 characters`);
+        return;
+      case 'audio_delta':
+        ctx.lose('audio', `${ev.mimeType ?? 'audio'} deltas`);
+        return;
+      case 'usage':
+        usage = ev;
+        return;
+      case 'error':
+        if (ev.terminal) writeError(ev.code, ev.message);
+        else ctx.lose('error', `${ev.code}: ${ev.message}`);
+        return;
+      case 'done':
+        if (ev.choice !== undefined && ev.choice !== 0) ctx.lose('choice', `the stop reason of choice ${ev.choice}`);
+        else {
+          for (const c of ev.choices ?? []) if (c.choice !== 0) ctx.lose('choice', `the stop reason of choice ${c.choice}`);
+          finish(ev.stopReason, ev.providerReason);
+        }
+        return;
+      case 'raw':
+        ctx.lose('raw', 'provider events with no unified meaning');
+        return;
+      case 'session':
+        ctx.lose('session', ev.kind);
+        return;
+      case 'tool_call_cancel':
+        ctx.lose('tool_call_cancel', ev.ids.join(', '));
+        return;
+      default:
+        assertNever(ev);
+    }
+  }
+
+  return {
+    push,
+    abort() {
+      if (!errorWritten) writeError('api_error', 'the source stream ended before the response was done');
+      if (usage !== null) ctx.lose('usage', 'the usage of a response cut short (an error event has no place for it)');
+    },
+  };
+}
+
+export const anthropicMessagesTarget = defineTarget({
+  name: 'anthropic-messages',
+  contentType: 'text/event-stream',
+  family: FAMILY,
+  createResponse,
+  writeError(ev, ctx) {
+    ctx.write(sseEvent('error', { type: 'error', error: { type: ev.code, message: ev.message } }));
+  },
+});

@@ -350,7 +350,6 @@ export class ChatResponse implements ResponseHandler {
       this.unread = true;
       return;
     }
-    const choice = this.choice(0);
     for (let i = 0; i < list.length; i++) {
       const item = list[i]!;
       const o = obj(item);
@@ -362,7 +361,7 @@ export class ChatResponse implements ResponseHandler {
       const ev: CitationEvent = { type: 'citation', index: this.textIndex(0), url, raw: item };
       const title = o === undefined ? undefined : str(o['title']);
       if (title !== undefined) ev.title = title;
-      this.cite(choice, url, ev);
+      this.cite(this.choice(0), url, ev);
     }
   }
 

@@ -1,6 +1,7 @@
 /**
  * xAI Chat Completions: the OpenAI Chat chunk format (with `reasoning_content`
- * deltas, handled there too), except that `completion_tokens` EXCLUDES
+ * deltas and Live Search's top-level `citations` URL list on the last chunk,
+ * handled there too), except that `completion_tokens` EXCLUDES
  * `reasoning_tokens`, so outputTokens = completion + reasoning.
  */
 import { isGrok } from './detect.js';

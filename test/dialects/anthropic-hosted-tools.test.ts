@@ -6,7 +6,7 @@
  * reading the captures (fixtures/corpus/anthropic-messages/), not from
  * running this code.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createFinalAccumulator } from '../../lib/accumulate/final.js';
 import type { ContentBlock, FinalResult } from '../../lib/accumulate/types.js';
 import type { DialectOption, Json, UnifiedEvent } from '../../lib/events.js';
@@ -32,6 +32,15 @@ function capture(name: string): { events: UnifiedEvent[]; final: FinalResult } {
   if (bytes === undefined) throw new Error(`no capture ${name}`);
   const events = decode(bytes);
   return { events, final: finalOf(events) };
+}
+
+/** A capture whose calls Anthropic ran all by itself: nothing for the client, and the response ended. */
+function providerOnly(t: Test, name: string): { events: UnifiedEvent[]; final: FinalResult } {
+  const r = capture(name);
+  t.strictSame(r.final.toolCalls, [], 'no call for the client');
+  t.equal(r.final.stopReason, 'end', 'stop end');
+  t.equal(r.final.providerReason, 'end_turn');
+  return r;
 }
 
 /** One line per content block: `text`, `reasoning`, `call <id> <name> <arguments> [provider]`, `result <id> <name> [error]`. */
@@ -76,10 +85,7 @@ function flags(events: UnifiedEvent[]): Record<string, string> {
 // ------------------------------------------------------------------ corpus
 
 t.test('web search with thinking and citations: two provider calls, their results, seven citations', (t) => {
-  const { events, final } = capture('pydantic-ai--web-search-thinking-citations.sse');
-  t.strictSame(final.toolCalls, [], 'no call for the client');
-  t.equal(final.stopReason, 'end');
-  t.equal(final.providerReason, 'end_turn');
+  const { events, final } = providerOnly(t, 'pydantic-ai--web-search-thinking-citations.sse');
   t.strictSame(outline(final.content), [
     'reasoning',
     'call srvtoolu_01FYcUbzEaqqQh1WBRj1QX3h web_search {"query":"San Francisco weather today"} provider',
@@ -135,9 +141,7 @@ t.test('web search with thinking and citations: two provider calls, their result
 });
 
 t.test('web search without ping: nine citations, two of them quoting nothing', (t) => {
-  const { final } = capture('pydantic-ai--web-search-no-ping.sse');
-  t.strictSame(final.toolCalls, []);
-  t.equal(final.stopReason, 'end');
+  const { final } = providerOnly(t, 'pydantic-ai--web-search-no-ping.sse');
   t.strictSame(outline(final.content), [
     'call srvtoolu_01NcU4XNwyxWK6a9tcJZ8wGY web_search {"query":"top world news today"} provider',
     'result srvtoolu_01NcU4XNwyxWK6a9tcJZ8wGY web_search',
@@ -176,9 +180,7 @@ t.test('web search without ping: nine citations, two of them quoting nothing', (
 });
 
 t.test('web fetch: the fetched document is the result, as received', (t) => {
-  const { final } = capture('pydantic-ai--web-fetch.sse');
-  t.strictSame(final.toolCalls, []);
-  t.equal(final.stopReason, 'end');
+  const { final } = providerOnly(t, 'pydantic-ai--web-fetch.sse');
   t.strictSame(outline(final.content), [
     'reasoning',
     'call srvtoolu_018ADaxdJjyZ8HXtF3sTBPNk web_fetch {"url":"https://ai.pydantic.dev"} provider',
@@ -196,9 +198,7 @@ t.test('web fetch: the fetched document is the result, as received', (t) => {
 });
 
 t.test('bash code execution: the command and its output', (t) => {
-  const { final } = capture('pydantic-ai--code-execution-bash.sse');
-  t.strictSame(final.toolCalls, []);
-  t.equal(final.stopReason, 'end');
+  const { final } = providerOnly(t, 'pydantic-ai--code-execution-bash.sse');
   t.strictSame(outline(final.content), [
     'reasoning',
     'text',
@@ -212,9 +212,7 @@ t.test('bash code execution: the command and its output', (t) => {
 });
 
 t.test('code execution 20250825 (text editor, then bash)', (t) => {
-  const { final } = capture('vercel-ai--code-execution-20250825.sse');
-  t.strictSame(final.toolCalls, []);
-  t.equal(final.stopReason, 'end');
+  const { final } = providerOnly(t, 'vercel-ai--code-execution-20250825.sse');
   const lines = outline(final.content);
   t.equal(lines.length, 7);
   t.match(lines[1], /^call srvtoolu_0112cP8RpnKv67t2cscmN4ia text_editor_code_execution \{"command":"create","path":"\/tmp\/fibonacci\.py","file_text":"def fibonacci\(n\):.* provider$/);
@@ -244,9 +242,7 @@ t.test('code execution 20250825 (text editor, then bash)', (t) => {
 });
 
 t.test('text editor code execution: an error result is isError', (t) => {
-  const { final } = capture('pydantic-ai--text-editor-code-execution.sse');
-  t.strictSame(final.toolCalls, []);
-  t.equal(final.stopReason, 'end');
+  const { final } = providerOnly(t, 'pydantic-ai--text-editor-code-execution.sse');
   t.strictSame(outline(final.content), [
     'text',
     'call srvtoolu_01Xd8YZU6yAcvd5JbLCTRfFi text_editor_code_execution {"command":"create","path":"/tmp/hello.txt","file_text":"Hello, world!"} provider',
@@ -271,9 +267,7 @@ t.test('text editor code execution: an error result is isError', (t) => {
 });
 
 t.test('MCP connector: the call under its own name, server_name in the raw start, the result', (t) => {
-  const { events, final } = capture('pydantic-ai--mcp-tool-use.sse');
-  t.strictSame(final.toolCalls, []);
-  t.equal(final.stopReason, 'end');
+  const { events, final } = providerOnly(t, 'pydantic-ai--mcp-tool-use.sse');
   t.strictSame(outline(final.content), [
     'reasoning',
     'call mcptoolu_01FZmJ5UspaX5BB9uU339UT1 ask_question {"repoName":"pydantic/pydantic-ai","question":"What is this repository about? What are its main features and purpose?"} provider',
@@ -309,9 +303,7 @@ t.test('tool search, then a client call: only that one is in toolCalls, and the 
 });
 
 t.test('advisor: a call with no arguments and its advice', (t) => {
-  const { final } = capture('pydantic-ai--advisor-tool.sse');
-  t.strictSame(final.toolCalls, []);
-  t.equal(final.stopReason, 'end');
+  const { final } = providerOnly(t, 'pydantic-ai--advisor-tool.sse');
   t.strictSame(outline(final.content), [
     'reasoning',
     'text',

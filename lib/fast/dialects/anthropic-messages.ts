@@ -3,6 +3,9 @@
  * text, thinking or input_json delta (the bulk of every stream), e.g.
  * `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}   }`
  * (Anthropic pads some payloads with spaces before the last brace).
+ * Whether an input_json_delta's call is provider-executed (server_tool_use,
+ * mcp_tool_use) is the handler's block state, read by argsDelta on both paths;
+ * citations_delta and the rest go to the parse path.
  */
 import type { JsonObject } from '../../events.js';
 import type { MessagesResponse } from '../../dialects/anthropic-messages.js';

@@ -1,5 +1,8 @@
 import t, { type Test } from 'tap';
-import type { DialectOption, Json, JsonObject, UnifiedEvent } from '../../lib/events.js';
+import type { CitationEvent, DialectOption, Json, JsonObject, UnifiedEvent } from '../../lib/events.js';
+import { createFinalAccumulator } from '../../lib/accumulate/final.js';
+import type { FinalResult } from '../../lib/accumulate/types.js';
+import { runStage } from '../../lib/stage.js';
 import { corpusFile, corpusFiles, fixture } from '../helpers/corpus.js';
 import { decodeEvents, stable, type Input } from '../helpers/decode.js';
 import { eventLines, outlineLines } from '../helpers/event-lines.js';
@@ -16,6 +19,12 @@ const lines = (events: UnifiedEvent[]): string[] => eventLines(events, { refusal
 /** Every chunking of `input` gives exactly the events of the whole input. */
 const sameUnderChunkings = (tt: Test, input: Buffer, quick = false): UnifiedEvent[] =>
   stable(tt, input, { dialect: DIALECT }, { quick, message: 'identical under every chunking' });
+
+/** The finals of decoded events. */
+const finalsOf = (events: UnifiedEvent[]): FinalResult[] => runStage(createFinalAccumulator(), events);
+
+/** A citation without its provider object (checked apart). */
+const noRaw = ({ raw: _raw, ...rest }: CitationEvent): Omit<CitationEvent, 'raw'> => rest;
 
 /** Splits events into responses: each starts at `start` (or at a lone done) and ends at its `done`. */
 function responses(events: UnifiedEvent[]): UnifiedEvent[][] {
@@ -350,12 +359,14 @@ t.test('tool calls: item done without arguments.done, whole call in one item, cu
   const wsAdded = { type: 'response.output_item.added', output_index: 0, item: { id: 'ws_1', type: 'web_search_call', status: 'in_progress' }, sequence_number: 1 };
   const shell = { type: 'response.shell_call_command.delta', output_index: 0, item_id: 'sh_1', delta: 'ls', sequence_number: 2 };
   tt.same(lines(decode(sse(created('resp_h', 0), wsAdded, shell, completed('resp_h', 3)))).slice(2), [
-    'raw response.output_item.added @1',
+    'tool_start 0 ws_1 web_search provider @1',
     'raw response.shell_call_command.delta @2',
     'raw response.completed @3',
+    // the search never completed: its call closes at the terminal event, with no input fields
+    'tool_delta 0 ws_1 {} provider @3',
+    'tool_done 0 ws_1 web_search {} provider @3',
     'done end completed @3',
-  ], 'hosted tools stay raw');
-
+  ], 'a hosted call is providerExecuted and never makes tool_use; unknown events stay raw');
   const orphanDone = { type: 'response.function_call_arguments.done', item_id: 'fc_9', output_index: 3, arguments: '{}', name: 'ping', sequence_number: 5 };
   tt.same(lines(decode(sse(orphanDone))).slice(0, 4), [
     'start null null @5',
@@ -522,15 +533,26 @@ t.test('corpus: what each file exercises', (tt) => {
     ft.end();
   });
 
-  tt.test('pydantic-ai--code-interpreter: code interpreter stays raw, reasoning streams', (ft) => {
+  tt.test('pydantic-ai--code-interpreter: three provider-executed code calls, code streamed inside a JSON text', (ft) => {
     const ev = corpusEvents('pydantic-ai--code-interpreter.sse');
-    ft.equal(rawPayloads(ev, 'response.code_interpreter_call_code.delta').length, 27);
-    ft.equal(rawPayloads(ev, 'response.code_interpreter_call.interpreting').length, 3);
+    const container = 'cntr_68c3509aa0348191ad0bfefe24878dbb0deaa35a4e39052e';
+    const ids = ['ci_68c3509faff0819e96f6d45e6faf78490f2d670b80edc507', 'ci_68c350a41d2c819ebb23bdfb9ff322770f2d670b80edc507', 'ci_68c350a5e1f8819eb082eccb870199ec0f2d670b80edc507'];
+    const codes = ['n = pow(123456, 123)\nlen(str(n))', 'str(n)[:100], str(n)[-100:]', 'n'];
+    ft.same(ofType(ev, 'tool_call_done').map((d) => [d.index, d.id, d.name, d.arguments, d.providerExecuted]), ids.map((id, i) => [i + 1, id, 'code_interpreter', JSON.stringify({ container_id: container, code: codes[i] }), true]));
+    ft.ok([...ofType(ev, 'tool_call_start'), ...ofType(ev, 'tool_call_delta')].every((e) => e.providerExecuted === true), 'providerExecuted on every start and delta');
+    // 27 code deltas + one prefix and one closing delta per call
+    ft.equal(ofType(ev, 'tool_call_delta').length, 27 + 3 * 2);
+    ft.equal(rawPayloads(ev, 'response.code_interpreter_call_code.delta').length, 0, 'code deltas are tool_call_delta now');
+    ft.same(ofType(ev, 'tool_result').map((r) => [r.index, r.id, r.name, r.result, r.isError]), ids.map((id, i) => [i + 1, id, 'code_interpreter', null, undefined]), 'outputs: null (not requested with include) as received');
+    ft.equal(rawPayloads(ev, 'response.code_interpreter_call.interpreting').length, 3, 'progress stays raw');
     ft.equal(rawPayloads(ev, 'response.code_interpreter_call.completed').length, 3);
-    ft.equal(ofType(ev, 'tool_call_start').length, 0, 'hosted code interpreter is not a tool call');
     ft.equal(ofType(ev, 'reasoning_delta').length, 92);
     ft.equal(ofType(ev, 'text_delta').length, 215);
     ft.same(summary(ev).slice(-2), ['usage in=3727 out=347 total=4074 reasoning=128 cached=3200 @364', 'done end completed @364']);
+    const [final] = finalsOf(ev);
+    ft.same(final!.toolCalls, [], 'nothing for the client to run');
+    ft.same(final!.content.map((b) => b.type), ['reasoning', 'tool_call', 'tool_result', 'tool_call', 'tool_result', 'tool_call', 'tool_result', 'text']);
+    ft.same(final!.content[1], { type: 'tool_call', id: ids[0], name: 'code_interpreter', arguments: { container_id: container, code: codes[0] }, providerExecuted: true });
     ft.end();
   });
 
@@ -544,12 +566,26 @@ t.test('corpus: what each file exercises', (tt) => {
     ft.end();
   });
 
-  tt.test('pydantic-ai--file-search: hosted file search + file_citation annotation', (ft) => {
+  tt.test('pydantic-ai--file-search: provider-executed file search, its result, one file_citation', (ft) => {
     const ev = corpusEvents('pydantic-ai--file-search.sse');
-    ft.equal(rawPayloads(ev, 'response.file_search_call.searching').length, 1);
-    ft.match(rawPayloads(ev, 'response.output_text.annotation.added')[0], { annotation: { type: 'file_citation' } });
-    ft.equal(ofType(ev, 'tool_call_start').length, 0);
-    ft.equal(lines(ev).at(-1), 'done end completed @20');
+    const id = 'fs_006dcb10dc68b990006931d758d64c819b8936fb07f31c09d4';
+    ft.same(summary(ev), [
+      'start resp_006dcb10dc68b990006931d756c6fc819ba28a90e19a504ee0 gpt-4o-2024-08-06 @0',
+      `tool_start 0 ${id} file_search provider @2`,
+      `tool_done 0 ${id} file_search {"queries":["What is the capital of France?"]} provider @6`,
+      `tool_result 0 ${id} file_search @6`,
+      'citation 1 file-9RhPAs9YqVajpGXRfcgavJ - @15',
+      'usage in=1177 out=37 total=1214 reasoning=0 cached=0 @20',
+      'done end completed @20',
+    ], 'the annotation repeated at content_part.done and output_item.done is cited once');
+    ft.equal(ofType(ev, 'tool_result')[0]!.result, null, 'results: null (not requested with include) as received');
+    ft.same(noRaw(ofType(ev, 'citation')[0]!), { type: 'citation', index: 1, title: 'tmp8l5_2pzy.txt', source: 'file-9RhPAs9YqVajpGXRfcgavJ', cursor: 15 }, 'file_id as source, filename as title, no offsets');
+    ft.same(ofType(ev, 'citation')[0]!.raw, { type: 'file_citation', file_id: 'file-9RhPAs9YqVajpGXRfcgavJ', filename: 'tmp8l5_2pzy.txt', index: 30 });
+    ft.equal(rawPayloads(ev, 'response.output_text.annotation.added').length, 0, 'the annotation is a citation, not raw');
+    ft.equal(rawPayloads(ev, 'response.file_search_call.searching').length, 1, 'progress stays raw');
+    const [final] = finalsOf(ev);
+    ft.same(final!.citations, [{ index: 1, title: 'tmp8l5_2pzy.txt', source: 'file-9RhPAs9YqVajpGXRfcgavJ' }]);
+    ft.same(final!.toolCalls, []);
     ft.end();
   });
 
@@ -574,17 +610,32 @@ t.test('corpus: what each file exercises', (tt) => {
     ft.end();
   });
 
-  tt.test('pydantic-ai--mcp-call: mcp_call through the tool path, hosted so not tool_use', (ft) => {
+  tt.test('pydantic-ai--mcp-call: mcp_list_tools and mcp_call provider-executed, with their results', (ft) => {
     const ev = corpusEvents('pydantic-ai--mcp-call.sse');
-    const done = ofType(ev, 'tool_call_done');
-    ft.equal(done.length, 1);
-    ft.match(done[0], { index: 2, id: 'mcp_00b9cc7a23d047270068faa0e67fb0819fa9e21302c398e9ac', name: 'ask_question' });
-    ft.match(JSON.parse(done[0]!.arguments), { repoName: 'pydantic/pydantic-ai' });
-    ft.equal(rawPayloads(ev, 'response.mcp_list_tools.completed').length, 1);
-    const mcpItem = rawPayloads(ev, 'response.output_item.done').find((p) => isObj(p['item']) && p['item']['type'] === 'mcp_call');
-    ft.match(mcpItem, { item: { output: /pydantic-ai/ } }, 'the MCP result stays in the raw item');
+    const list = 'mcpl_00b9cc7a23d047270068faa0e29804819fb060cec0408ffbcd';
+    const call = 'mcp_00b9cc7a23d047270068faa0e67fb0819fa9e21302c398e9ac';
+    const args = '{"repoName":"pydantic/pydantic-ai","question":"What is the pydantic/pydantic-ai repository about?"}';
+    ft.same(summary(ev).filter((l) => !l.startsWith('signature')), [
+      'start resp_00b9cc7a23d047270068faa0e25934819f9c3bfdec80065bc4 o4-mini-2025-04-16 @0',
+      `tool_start 0 ${list} mcp_list_tools provider @2`,
+      `tool_done 0 ${list} mcp_list_tools {"server_label":"deepwiki"} provider @5`,
+      `tool_result 0 ${list} mcp_list_tools @5`,
+      `tool_start 2 ${call} ask_question provider @8`,
+      `tool_done 2 ${call} ask_question ${args} provider @11`,
+      `tool_result 2 ${call} ask_question @13`,
+      'usage in=1401 out=480 total=1881 reasoning=256 cached=0 @193',
+      'done end completed @193',
+    ]);
+    ft.same(lines(ev).filter((l) => l.startsWith('tool_delta')), [`tool_delta 0 ${list} {"server_label":"deepwiki"} provider @5`, `tool_delta 2 ${call} ${args} provider @10`]);
+    const [tools, output] = ofType(ev, 'tool_result');
+    ft.same((tools!.result as JsonObject[]).map((tool) => tool['name']), ['read_wiki_structure', 'ask_question'], 'the listed tools');
+    ft.match(output!.result, /^The `pydantic\/pydantic-ai` repository is a Python agent framework/, 'the MCP output text');
+    ft.equal(output!.isError, undefined);
+    ft.equal(rawPayloads(ev, 'response.mcp_list_tools.completed').length, 1, 'progress stays raw');
     ft.same(ofType(ev, 'signature').map((s) => s.index), [1, 3]);
-    ft.equal(lines(ev).at(-1), 'done end completed @193');
+    const [final] = finalsOf(ev);
+    ft.same(final!.toolCalls, []);
+    ft.same(final!.content.filter((b) => b.type.startsWith('tool_')).map((b) => [b.type, 'id' in b ? b.id : null]), [['tool_call', list], ['tool_result', list], ['tool_call', call], ['tool_result', call]]);
     ft.end();
   });
 
@@ -630,13 +681,38 @@ t.test('corpus: what each file exercises', (tt) => {
     ft.end();
   });
 
-  tt.test('pydantic-ai--web-search-annotations / web-search: url citations and hosted search stay raw', (ft) => {
+  tt.test('pydantic-ai--web-search-annotations / web-search: provider-executed searches, their actions, url citations', (ft) => {
     const a = corpusEvents('pydantic-ai--web-search-annotations.sse');
-    ft.match(rawPayloads(a, 'response.output_text.annotation.added')[0], { annotation: { type: 'url_citation' } });
-    ft.equal(rawPayloads(a, 'response.web_search_call.completed').length, 2);
+    const ws = ['ws_0a4bc5e23769d65c00696d5e682884819da7fe3195ef84421f', 'ws_0a4bc5e23769d65c00696d5e6a0588819d835082264406b94b'];
+    ft.same(ofType(a, 'tool_call_done').map((d) => [d.index, d.id, d.name, JSON.parse(d.arguments), d.providerExecuted]), [
+      [0, ws[0], 'web_search', { type: 'search', queries: ['tallest mountain in Alberta highest peak Alberta Mount Columbia elevation'], query: 'tallest mountain in Alberta highest peak Alberta Mount Columbia elevation' }, true],
+      [1, ws[1], 'web_search', { type: 'search', queries: ['Mount Columbia highest point in Alberta 3747 m highest mountain in Alberta', 'Mount Columbia tallest mountain in Alberta official source'], query: 'Mount Columbia highest point in Alberta 3747 m highest mountain in Alberta' }, true],
+    ]);
+    ft.same(ofType(a, 'tool_result').map((r) => [r.id, (r.result as JsonObject)['type']]), [[ws[0], 'search'], [ws[1], 'search']], 'the action as the result');
+    ft.same(ofType(a, 'citation').map(noRaw), [{
+      type: 'citation', index: 2, url: 'https://www.britannica.com/place/Mount-Columbia?utm_source=openai', title: 'Mount Columbia | mountain, Alberta, Canada | Britannica', start: 77, end: 162, cursor: 18,
+    }], 'one citation, though the annotation is repeated at content_part.done and output_item.done');
+    const text = texts(a, 'text_delta').get('2/0')!;
+    ft.equal(text.slice(77, 162), '([britannica.com](https://www.britannica.com/place/Mount-Columbia?utm_source=openai))', 'start/end slice the cited link out of the text');
+    ft.equal(rawPayloads(a, 'response.web_search_call.completed').length, 2, 'progress stays raw');
     const w = corpusEvents('pydantic-ai--web-search.sse');
+    const id = 'ws_00a60507bf41223d0068c9d30021d081a0962d80d50c12e317';
+    ft.same(summary(w).filter((l) => !l.startsWith('signature')), [
+      'start resp_00a60507bf41223d0068c9d2fbf93481a0ba2a7796ae2cab4c gpt-5-2025-08-07 @0',
+      `tool_start 1 ${id} web_search provider @4`,
+      `tool_done 1 ${id} web_search {"type":"search","query":"weather: San Francisco, CA"} provider @8`,
+      `tool_result 1 ${id} web_search @8`,
+      'usage in=9463 out=582 total=10045 reasoning=512 cached=8320 @60',
+      'done end completed @60',
+    ], 'the query is the input, the action with its sources the result');
+    ft.same(ofType(w, 'tool_result')[0]!.result, { type: 'search', query: 'weather: San Francisco, CA', sources: [{ type: 'api', name: 'oai-weather' }] });
     ft.equal(rawPayloads(w, 'response.web_search_call.searching').length, 1);
-    ft.same(summary(w).slice(-2), ['usage in=9463 out=582 total=10045 reasoning=512 cached=8320 @60', 'done end completed @60']);
+    const [final] = finalsOf(w);
+    ft.same(final!.toolCalls, []);
+    ft.same(final!.content.slice(1, 3), [
+      { type: 'tool_call', id, name: 'web_search', arguments: { type: 'search', query: 'weather: San Francisco, CA' }, providerExecuted: true },
+      { type: 'tool_result', id, name: 'web_search', result: { type: 'search', query: 'weather: San Francisco, CA', sources: [{ type: 'api', name: 'oai-weather' }] } },
+    ]);
     ft.end();
   });
 
@@ -669,19 +745,59 @@ t.test('corpus: what each file exercises', (tt) => {
     ft.end();
   });
 
-  tt.test('vercel-ai--image-generation: partial image raw, empty text never a delta', (ft) => {
+  tt.test('vercel-ai--image-generation: partial image and completed image as files, the call provider-executed', (ft) => {
     const ev = corpusEvents('vercel-ai--image-generation.sse');
-    ft.match(rawPayloads(ev, 'response.image_generation_call.partial_image')[0], { partial_image_index: 0, output_format: 'webp' });
+    const id = 'ig_0df93c0bb83a72f20068c979f589c0819e9f0fc2d1a27aa1b8';
+    const done = rawPayloads(ev, 'response.output_item.done').map((p) => p['item'] as JsonObject).find((i) => i['type'] === 'image_generation_call')!;
+    const image = done['result'] as string;
+    ft.same(summary(ev).filter((l) => !l.startsWith('signature')), [
+      'start resp_0df93c0bb83a72f20068c979db26ac819e8b5a444fad3f0d7f gpt-5-2025-08-07 @0',
+      `tool_start 1 ${id} image_generation provider @4`,
+      `file 1 image/webp ${image.length} partial @7`,
+      `tool_done 1 ${id} image_generation ${JSON.stringify({ revised_prompt: done['revised_prompt'] })} provider @9`,
+      `tool_result 1 ${id} image_generation @9`,
+      `file 1 image/webp ${image.length} @9`,
+      'usage in=2941 out=1249 total=4190 reasoning=1024 cached=1920 @15',
+      'done end completed @15',
+    ]);
+    const [partial, file] = ofType(ev, 'file');
+    ft.same(partial, { type: 'file', index: 1, id, mimeType: 'image/webp', data: image, partial: true, cursor: 7 }, 'the partial_image_b64 (this capture repeats the final image), webp from output_format');
+    ft.same(file, { type: 'file', index: 1, id, mimeType: 'image/webp', data: image, cursor: 9 });
+    const result = ofType(ev, 'tool_result')[0]!.result as JsonObject;
+    ft.same(result, { status: 'completed', background: 'opaque', output_format: 'webp', quality: 'low', revised_prompt: done['revised_prompt'], size: '1536x1024' }, 'the item without id, type and its base64 result');
+    ft.equal(rawPayloads(ev, 'response.image_generation_call.partial_image').length, 0, 'the partial image is a file event, not raw');
     ft.equal(ofType(ev, 'text_delta').length, 0);
-    ft.same(summary(ev).slice(-2), ['usage in=2941 out=1249 total=4190 reasoning=1024 cached=1920 @15', 'done end completed @15']);
+    const [final] = finalsOf(ev);
+    ft.same(final!.content.map((b) => b.type), ['tool_call', 'tool_result', 'file']);
+    ft.same(final!.content[2], { type: 'file', mimeType: 'image/webp', data: image, id });
+    ft.equal(JSON.stringify(final).split(image).length - 1, 1, 'the base64 is in the final once');
+    ft.same(final!.toolCalls, []);
+    ft.equal(final!.stopReason, 'end');
     ft.end();
   });
 
-  tt.test('vercel-ai--web-search: annotated text', (ft) => {
+  tt.test('vercel-ai--web-search: six provider-executed searches (search, open_page, find_in_page), twelve url citations', (ft) => {
     const ev = corpusEvents('vercel-ai--web-search.sse');
-    ft.equal(rawPayloads(ev, 'response.output_text.annotation.added').length, 12);
+    const done = ofType(ev, 'tool_call_done');
+    ft.same(done.map((d) => [d.index, d.name, JSON.parse(d.arguments).type, d.providerExecuted]), [
+      [1, 'web_search', 'search', true], [3, 'web_search', 'search', true], [5, 'web_search', 'open_page', true],
+      [7, 'web_search', 'find_in_page', true], [9, 'web_search', 'find_in_page', true], [11, 'web_search', 'find_in_page', true],
+    ]);
+    ft.same(JSON.parse(done[3]!.arguments), { type: 'find_in_page', pattern: 'vercel', url: 'https://www.wired.com/story/the-big-interview-2025-recap' });
+    ft.equal(ofType(ev, 'tool_result').length, 6);
+    const citations = ofType(ev, 'citation');
+    ft.equal(citations.length, 12, 'one per annotation.added; none again from content_part.done / output_item.done');
+    ft.ok(citations.every((c) => c.index === 13 && c.title !== undefined && c.url!.endsWith('?utm_source=openai')));
+    const text = texts(ev, 'text_delta').get('13/0')!;
+    // start/end slice each cited link out of the final text (non-ASCII text precedes them: same in code points and UTF-16 here)
+    for (const c of citations) ft.match(text.slice(c.start, c.end), /^\(\[[a-z.]+\]\(https:\/\/[^)]+\)\)$/, `${c.start}-${c.end}`);
+    ft.same([citations[0]!.start, citations[0]!.end, citations[11]!.start, citations[11]!.end], [277, 411, 3309, 3427]);
+    ft.equal(rawPayloads(ev, 'response.output_text.annotation.added').length, 0);
     ft.equal(rawPayloads(ev, 'response.web_search_call.completed').length, 6);
     ft.same(summary(ev).slice(-2), ['usage in=31073 out=4416 total=35489 reasoning=3712 cached=3712 @184', 'done end completed @184']);
+    const [final] = finalsOf(ev);
+    ft.equal(final!.citations.length, 12);
+    ft.same(final!.citations[0], { index: 13, url: 'https://techcrunch.com/2025/12/05/petco-confirms-security-lapse-exposed-customers-personal-data/?utm_source=openai', title: citations[0]!.title, start: 277, end: 411 });
     ft.end();
   });
   tt.end();

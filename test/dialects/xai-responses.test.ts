@@ -1,5 +1,8 @@
 import t, { type Test } from 'tap';
+import { createFinalAccumulator } from '../../lib/accumulate/final.js';
+import type { FinalResult } from '../../lib/accumulate/types.js';
 import type { DialectOption, JsonObject, UnifiedEvent } from '../../lib/events.js';
+import { runStage } from '../../lib/stage.js';
 import { corpusFile, corpusFiles, fixture } from '../helpers/corpus.js';
 import { decodeEvents, stable, type Input } from '../helpers/decode.js';
 import { eventLines, outlineLines } from '../helpers/event-lines.js';
@@ -9,6 +12,9 @@ import { typedSse as sse } from '../helpers/sse.js';
 const DIALECT = 'xai-responses';
 
 const decode = (input: Input, dialect: DialectOption = DIALECT): UnifiedEvent[] => decodeEvents(input, { dialect });
+
+/** The finals of decoded events. */
+const finalsOf = (events: UnifiedEvent[]): FinalResult[] => runStage(createFinalAccumulator(), events);
 
 /** One line per event (raw payloads reduced to their type; refusals are not marked here). */
 const lines = (events: UnifiedEvent[]): string[] => eventLines(events);
@@ -57,7 +63,7 @@ t.test('fixture: reasoning summary, encrypted reasoning, whole-JSON function cal
   tt.end();
 });
 
-t.test('custom_tool_call: client-side on OpenAI (tool_use), server-side x_search on xAI (end)', (tt) => {
+t.test('custom_tool_call: client-side on OpenAI (tool_use), server-side x_search on xAI (providerExecuted, end)', (tt) => {
   const body = sse(
     { sequence_number: 0, type: 'response.created', response: { created_at: 0, id: 'r1', model: 'grok-4.3', output: [], status: 'in_progress' } },
     {
@@ -77,19 +83,25 @@ t.test('custom_tool_call: client-side on OpenAI (tool_use), server-side x_search
   const xai = decode(body);
   tt.same(lines(xai).filter((l) => !l.startsWith('raw')), [
     'start r1 grok-4.3 @0',
+    'tool_start 0 xs_call_1 x_keyword_search provider @1',
+    'tool_delta 0 xs_call_1 {"query":"xai"} provider @2',
+    'tool_done 0 xs_call_1 x_keyword_search {"query":"xai"} provider @3',
+    'done end completed @4',
+  ], 'no tool_result: the item carries none');
+  const openai = decode(body, 'openai-responses');
+  tt.same(lines(openai).filter((l) => l.startsWith('tool_')), [
     'tool_start 0 xs_call_1 x_keyword_search @1',
     'tool_delta 0 xs_call_1 {"query":"xai"} @2',
     'tool_done 0 xs_call_1 x_keyword_search {"query":"xai"} @3',
-    'done end completed @4',
-  ]);
-  tt.equal(lines(decode(body, 'openai-responses')).at(-1), 'done tool_use completed @4');
+  ], 'OpenAI custom tools are declared client tools');
+  tt.equal(lines(openai).at(-1), 'done tool_use completed @4');
   tt.end();
 });
 
 const corpus = corpusFiles(['xai-responses']);
 
 t.test('corpus: every file decodes the same under every chunking, one done per response', (tt) => {
-  tt.equal(corpus.length, 4, 'all 4 corpus files are checked');
+  tt.equal(corpus.length, 5, 'all 5 corpus files are checked');
   for (const f of corpus) {
     tt.test(f.name, (ft) => {
       const events = decode(f.bytes);
@@ -145,25 +157,80 @@ t.test('corpus: what each file exercises', (tt) => {
     ft.end();
   });
 
-  tt.test('vercel-ai--web-search: server-side web_search_call items and citations stay raw', (ft) => {
+  tt.test('vercel-ai--web-search: a server-side web_search_call with its arguments, five url citations', (ft) => {
     const ev = corpusEvents('vercel-ai--web-search.sse');
-    ft.ok(rawPayloads(ev, 'response.output_item.added').some((p) => (p['item'] as JsonObject)['type'] === 'web_search_call'));
-    ft.equal(rawPayloads(ev, 'response.output_text.annotation.added').length, 5);
-    ft.equal(ofType(ev, 'tool_call_start').length, 0);
-    ft.same(summary(ev).slice(-2), ['usage in=1875 out=695 total=2570 reasoning=397 cached=1578 @273', 'done end completed @273']);
+    const id = 'fc_98a8d4aa-fc8b-fd93-e673-d5a8f1c9cee8_0';
+    ft.same(summary(ev), [
+      'start 98a8d4aa-fc8b-fd93-e673-d5a8f1c9cee8 grok-4-fast-reasoning @0',
+      // call_id "" on the wire: the item id identifies the call
+      `tool_start 0 ${id} web_search provider @2`,
+      `tool_done 0 ${id} web_search {"query":"what is xAI","num_results":5} provider @3`,
+      'citation 1 https://en.wikipedia.org/wiki/XAI_%28company%29 - @265',
+      'citation 1 https://x.ai/company - @266',
+      'citation 1 https://www.ibm.com/think/topics/explainable-ai - @267',
+      'citation 1 https://www.owkin.com/a-z-of-ai-for-healthcare/xai - @268',
+      'citation 1 https://x.ai/ - @269',
+      'usage in=1875 out=695 total=2570 reasoning=397 cached=1578 @273',
+      'done end completed @273',
+    ], 'the item holds no result (no action): no tool_result');
+    ft.same(lines(ev).filter((l) => l.startsWith('tool_delta')), [`tool_delta 0 ${id} {"query":"what is xAI","num_results":5} provider @2`], 'the arguments already in the added item');
+    ft.same(ofType(ev, 'citation')[1]!.raw, { type: 'url_citation', url: 'https://x.ai/company' }, 'xAI gives no title or offsets');
+    ft.equal(rawPayloads(ev, 'response.output_text.annotation.added').length, 0);
+    const [final] = finalsOf(ev);
+    ft.same(final!.toolCalls, []);
+    ft.same(final!.citations.map((c) => c.url), ofType(ev, 'citation').map((c) => c.url));
+    ft.same(final!.citations[0], { index: 1, url: 'https://en.wikipedia.org/wiki/XAI_%28company%29' });
     ft.end();
   });
 
-  tt.test('vercel-ai--x-search: x_search as custom_tool_call through the tool path, response ends normally', (ft) => {
+  tt.test('vercel-ai--x-search: x_search sub-tools as server-side custom_tool_calls, web_search_call items, 20 citations', (ft) => {
     const ev = corpusEvents('vercel-ai--x-search.sse');
     const done = ofType(ev, 'tool_call_done');
-    ft.same(done.map((d) => `${d.index} ${d.id} ${d.name}`), ['0 xs_call_24148162 x_keyword_search', '1 xs_call_14963218 view_x_video']);
+    ft.same(done.map((d) => `${d.index} ${d.id} ${d.name} ${d.providerExecuted}`), [
+      '0 xs_call_24148162 x_keyword_search true',
+      '1 xs_call_14963218 view_x_video true',
+      '4 ws_b7b464ea-cc85-d44a-0f2f-1f7320e703c3_call_09546004 web_search true',
+      '5 ws_b7b464ea-cc85-d44a-0f2f-1f7320e703c3_call_45339693 web_search true',
+      '2 ws_b7b464ea-cc85-d44a-0f2f-1f7320e703c3_call_55360208 web_search true',
+      '3 ws_b7b464ea-cc85-d44a-0f2f-1f7320e703c3_call_63718660 web_search true',
+    ], 'x_keyword_search and view_x_video are not among the response\'s tools (only {type: x_search}): server-side');
     ft.same(JSON.parse(done[0]!.arguments), { query: 'from:xai filter:media', limit: 20, mode: 'Latest' });
     ft.match(JSON.parse(done[1]!.arguments), { video_url: /^https:\/\/video\.twimg\.com\// });
-    ft.equal(ofType(ev, 'tool_call_delta').length, 2, 'one whole-input delta per call');
+    ft.same(JSON.parse(done[2]!.arguments), { type: 'search', query: '' }, 'the action without its sources');
+    ft.ok([...ofType(ev, 'tool_call_start'), ...ofType(ev, 'tool_call_delta')].every((e) => e.providerExecuted === true));
+    ft.same(ofType(ev, 'tool_result').map((r) => [r.index, r.result]), [4, 5, 2, 3].map((i) => [i, { type: 'search', query: '', sources: [] }]), 'web_search_call: the action as received; custom_tool_call: no result on the wire');
     ft.equal(rawPayloads(ev, 'response.web_search_call.completed').length, 4);
-    ft.equal(rawPayloads(ev, 'response.output_text.annotation.added').length, 20);
+    const citations = ofType(ev, 'citation');
+    ft.equal(citations.length, 20);
+    ft.ok(citations.every((c) => c.index === 6 && /^https:\/\/x\.com\/i\/status\/\d+$/.test(c.url!)));
     ft.same(summary(ev).slice(-2), ['usage in=27236 out=3077 total=30313 reasoning=1091 cached=4585 @1756', 'done end completed @1756']);
+    const [final] = finalsOf(ev);
+    ft.same(final!.toolCalls, [], 'nothing for the client to run');
+    ft.equal(final!.content.filter((b) => b.type === 'tool_call' && b.providerExecuted === true).length, 6);
+    ft.end();
+  });
+
+  tt.test('vercel-ai--image-generation (.ndjson, read as-is): server-side image generation, the image as a file', (ft) => {
+    const ev = corpusEvents('vercel-ai--image-generation.ndjson');
+    const id = 'ig_00000000-0000-4000-8000-000000000002_call-00000000-0000-4000-8000-00000000000b-0';
+    const prompt = 'A delicate origami paper boat sailing gently on a tranquil pond covered with floating green lily pads and autumn leaves, soft sunlight filtering through trees, peaceful nature scene, highly detailed, realistic style';
+    ft.same(summary(ev), [
+      'start 00000000-0000-4000-8000-000000000002 grok-4.5 @0',
+      `tool_start 0 ${id} image_generation provider @2`,
+      `tool_done 0 ${id} image_generation ${JSON.stringify({ prompt })} provider @6`,
+      `tool_result 0 ${id} image_generation @6`,
+      'file 0 image/png 28 @6',
+      'usage in=100 out=50 total=150 reasoning=30 cached=20 @28',
+      'done end completed @28',
+    ]);
+    ft.same(ofType(ev, 'tool_result')[0]!.result, { status: 'completed', prompt }, 'the item without its base64');
+    // no output_format and no known magic bytes (the source replaced the image): PNG, the documented default
+    ft.same(ofType(ev, 'file')[0], { type: 'file', index: 0, id, mimeType: 'image/png', data: 'ZmFrZUltYWdlQmFzZTY0RGF0YQ==', cursor: 6 });
+    ft.equal(joinedText(ev, 'text_delta', 1), "Here's a serene image of a paper boat sailing on a leaf-covered pond:");
+    const [final] = finalsOf(ev);
+    ft.same(final!.content.map((b) => b.type), ['tool_call', 'tool_result', 'file', 'text']);
+    ft.equal(JSON.stringify(final).split('ZmFrZUltYWdlQmFzZTY0RGF0YQ==').length - 1, 1, 'the base64 is in the final once');
+    ft.equal(final!.stopReason, 'end');
     ft.end();
   });
   tt.end();

@@ -78,6 +78,13 @@ const checks: Record<string, (t: Test, r: RunResult) => void> = {
   websocket(t, r) {
     t.ok(r.stdout.trim().length > 0);
   },
+  transcode(t, r) {
+    t.match(r.stdout, /^data: \{"id":"msg_[^"]+","object":"chat\.completion\.chunk"/);
+    t.match(r.stdout, /"tool_calls":\[\{"index":0,"id":"toolu_[^"]+","type":"function","function":\{"name":"get_weather","arguments":""\}\}\]/);
+    t.match(r.stdout, /"finish_reason":"tool_calls"/);
+    t.match(r.stdout, /data: \[DONE\]\n\n$/);
+    t.match(r.stderr, /^not carried: raw ×\d+/m);
+  },
   'final-type'(t) {
     t.pass('types only: it compiles and runs');
   },

@@ -476,3 +476,38 @@ t.test('a source that fails mid-read: what came before is out, then a one-line m
   t.equal(d.code, 2, 'doctor too');
   t.equal(d.stderr, 'wirefold: stdin: i/o error\n');
 });
+
+t.test('--files-out writes each completed generated file, decoded, in stream order; previews are not written', async (t) => {
+  const out = mkdtempSync(join(tmpdir(), 'wirefold-files-'));
+  const dir = mkdtempSync(join(tmpdir(), 'wirefold-files-in-'));
+  const png = Buffer.from('\x89PNG\r\n\x1a\n fake image one', 'latin1');
+  const jpg = Buffer.from('\xff\xd8\xff fake image two', 'latin1');
+  const chunk = (parts: unknown[], finish?: string) =>
+    `data: ${JSON.stringify({
+      candidates: [{ content: { role: 'model', parts }, index: 0, ...(finish === undefined ? {} : { finishReason: finish }) }],
+      modelVersion: 'gemini-2.5-flash-image',
+      responseId: 'img-resp-1',
+    })}\r\n\r\n`;
+  const file = join(dir, 'image.sse');
+  writeFileSync(
+    file,
+    chunk([{ text: 'Here:' }]) +
+      chunk([{ inlineData: { mimeType: 'image/png', data: png.toString('base64') } }]) +
+      chunk([{ inlineData: { mimeType: 'image/jpeg', data: jpg.toString('base64') } }], 'STOP'),
+  );
+  const r = await run(['--out', 'final', '--files-out', out, file]);
+  t.equal(r.code, 0, r.stderr);
+  const final = JSON.parse(r.stdout);
+  t.strictSame(
+    final.content.filter((b: { type: string }) => b.type === 'file').map((b: { mimeType: string }) => b.mimeType),
+    ['image/png', 'image/jpeg'],
+  );
+  const { readdirSync } = await import('node:fs');
+  const files = readdirSync(out).sort();
+  t.strictSame(files, ['01-image.sse-001-img-resp-1-01.png', '01-image.sse-001-img-resp-1-02.jpg']);
+  t.ok(readFileSync(join(out, files[0]!)).equals(png), 'the decoded bytes');
+  t.ok(readFileSync(join(out, files[1]!)).equals(jpg));
+  const bad = await run(['--records', '--files-out', out]);
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, /--files-out is not an option of --records/);
+});

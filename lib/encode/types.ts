@@ -18,6 +18,7 @@ export type LossKind =
   | 'signature'
   | 'provider_tool_call'
   | 'tool_result'
+  | 'tool_input'
   | 'citation'
   | 'file'
   | 'audio'

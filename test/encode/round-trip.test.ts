@@ -11,28 +11,28 @@ import type { UnifiedEvent } from '../../lib/events.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { runStage } from '../../lib/stage.js';
 import { createEncoder } from '../../lib/encode/encoder.js';
-import type { TargetName } from '../../lib/encode/types.js';
-import { ANTHROPIC, captures, encode, expected, mustReport, view } from '../helpers/encode.js';
+import { captures, encode, view } from '../helpers/encode.js';
+import { targetNames } from '../../lib/encode/registry.js';
+import { EXPECTATIONS } from './expect/index.js';
 
-const TARGETS: TargetName[] = ['openai-chat', 'anthropic-messages'];
 const all = captures();
 
-for (const to of TARGETS) {
+for (const to of targetNames) {
+  const expect = EXPECTATIONS[to];
   t.test(`every capture → ${to} → read back: the same finals, less what the loss report names`, async (t) => {
     let checked = 0;
     for (const c of all) {
       const events = runStage(createOutputStage({ output: 'events' }), [c.bytes]) as UnifiedEvent[];
       const finals = runStage(createOutputStage({ output: 'final' }), [c.bytes]) as FinalResult[];
       const { text, losses } = encode(events, to);
-      const back = runStage(createOutputStage({ output: 'final', dialect: to }), [text]) as FinalResult[];
+      const back = runStage(createOutputStage({ output: 'final', dialect: expect.readAs }), [text]) as FinalResult[];
       const named = new Set(losses.flatMap((r) => r.dropped.map((d) => d.what)));
       // warnings after the last response make a final of their own when read; written nowhere, they are reported
       const kept = named.has('error') ? finals.filter((f) => !(f.dialect === null && f.content.length === 0 && f.stopReason === 'error')) : finals;
       t.equal(back.length, kept.length, `${c.name}: one final per response`);
       kept.forEach((f, i) => {
-        const same = f.dialect !== null && (to === 'anthropic-messages' ? ANTHROPIC.has(f.dialect) : f.dialect === 'openai-chat' || f.dialect === 'xai-chat');
         const got = back[i] === undefined ? undefined : view(back[i]!);
-        const want = expected(f, to);
+        const want = expect.expected(f);
         if (got !== undefined && named.has('error')) {
           // warnings (sequence_gap, missing_terminal…) have no place on the wire: the report names them
           t.ok(got.errors.every((code) => want.errors.includes(code)), `${c.name} #${i + 1}: no error that was not there`);
@@ -41,7 +41,7 @@ for (const to of TARGETS) {
         if (got !== undefined) got.errors.sort();
         want.errors.sort();
         t.strictSame(got, want, `${c.name} #${i + 1}`);
-        for (const kind of mustReport(f, to, same)) t.ok(named.has(kind), `${c.name} #${i + 1}: the loss report names ${kind}`);
+        for (const kind of expect.mustReport(f)) t.ok(named.has(kind), `${c.name} #${i + 1}: the loss report names ${kind}`);
       });
       checked++;
     }

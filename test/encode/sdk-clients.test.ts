@@ -11,7 +11,8 @@ import type { Json, UnifiedEvent } from '../../lib/events.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { runStage } from '../../lib/stage.js';
 import { anthropicFinal, openaiChatFinal } from '../helpers/sdk.js';
-import { captures, encode, expected } from '../helpers/encode.js';
+import { captures, encode } from '../helpers/encode.js';
+import { EXPECTATIONS } from './expect/index.js';
 
 const CHAT_FINISH: Record<string, string> = { end: 'stop', tool_use: 'tool_calls', max_tokens: 'length', refusal: 'content_filter' };
 const MESSAGES_STOP: Record<string, string> = { end: 'end_turn', tool_use: 'tool_use', max_tokens: 'max_tokens', refusal: 'refusal' };
@@ -38,7 +39,7 @@ t.test('openai: finalChatCompletion() of the encoded stream', async (t) => {
     const { text } = encode(events, 'openai-chat');
     const out = await openaiChatFinal(new TextEncoder().encode(text));
     if (!t.ok(out.value, `${c.name}: the SDK accumulated it`, { error: out.error?.message })) continue;
-    const want = expected(f, 'openai-chat');
+    const want = EXPECTATIONS['openai-chat'].expected(f);
     const choice = out.value!.choices[0]!;
     t.equal(choice.message.content ?? '', want.text, `${c.name}: text`);
     t.equal(choice.message.refusal ?? null, want.refusal, `${c.name}: refusal`);
@@ -64,7 +65,7 @@ t.test('anthropic: finalMessage() of the encoded stream', async (t) => {
     const { text } = encode(events, 'anthropic-messages');
     const out = await anthropicFinal(new TextEncoder().encode(text));
     if (!t.ok(out.value, `${c.name}: the SDK accumulated it`, { error: out.error?.message })) continue;
-    const want = expected(f, 'anthropic-messages');
+    const want = EXPECTATIONS['anthropic-messages'].expected(f);
     const m = out.value!;
     const blocks = m.content as { type: string; text?: string; thinking?: string; id?: string; name?: string; input?: unknown }[];
     t.equal(blocks.filter((b) => b.type === 'text').map((b) => b.text).join(''), want.text, `${c.name}: text`);

@@ -39,6 +39,18 @@ interface Block {
   open: boolean;
   /** Tool blocks: the argument text written so far. */
   written: string;
+  /** Tool blocks: free-form input (not JSON: an OpenAI custom tool), held until done and wrapped. */
+  freeform: string | null;
+}
+
+function isJsonObject(text: string): boolean {
+  if (!/^\s*\{/.test(text)) return text.trim() === '';
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function anthropicUsage(u: UsageEvent | null, sameFamily: boolean): JsonObject {
@@ -107,7 +119,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
     const current = blocks.get(key);
     if (current !== undefined && current.open) return current;
     closeFlowing();
-    const block: Block = { index: nextIndex++, kind, open: true, written: '' };
+    const block: Block = { index: nextIndex++, kind, open: true, written: '', freeform: null };
     blocks.set(key, block);
     flowing = block;
     const content = kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' };
@@ -125,7 +137,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
     const current = blocks.get(key);
     if (current !== undefined && current.open) return current;
     closeFlowing();
-    const block: Block = { index: nextIndex++, kind: 'tool', open: true, written: '' };
+    const block: Block = { index: nextIndex++, kind: 'tool', open: true, written: '', freeform: null };
     blocks.set(key, block);
     openTools.push(block);
     const type = providerExecuted ? 'server_tool_use' : 'tool_use';
@@ -217,12 +229,25 @@ function createResponse(ctx: TargetContext): TargetResponse {
         return;
       case 'tool_call_delta': {
         if (ev.providerExecuted === true && !sameFamily) return; // counted at its start
-        if (ev.argumentsDelta.length > 0) argsDelta(toolBlock(ev.id, '', ev.providerExecuted === true), ev.argumentsDelta);
+        if (ev.argumentsDelta.length === 0) return;
+        const block = toolBlock(ev.id, '', ev.providerExecuted === true);
+        // input_json_delta must build a JSON object: free-form input (it does not start as one) waits for its done
+        if (block.freeform === null && block.written === '' && !/^\s*\{/.test(ev.argumentsDelta)) block.freeform = '';
+        if (block.freeform !== null) block.freeform += ev.argumentsDelta;
+        else argsDelta(block, ev.argumentsDelta);
         return;
       }
       case 'tool_call_done': {
         if (ev.providerExecuted === true && !sameFamily) return;
         const block = toolBlock(ev.id, ev.name, ev.providerExecuted === true);
+        if (block.freeform !== null || (block.written === '' && !isJsonObject(ev.arguments))) {
+          if (ev.arguments.trim() !== '') {
+            ctx.lose('tool_input', `free-form input of ${ev.name} written as {"input": …}`);
+            argsDelta(block, JSON.stringify({ input: ev.arguments }));
+          }
+          close(block);
+          return;
+        }
         // the authoritative arguments: what the deltas did not already say
         if (ev.arguments.startsWith(block.written)) {
           const rest = ev.arguments.slice(block.written.length);

@@ -1,0 +1,10 @@
+/** Every target's expectations: a target without an entry here does not compile. */
+import type { TargetName } from '../../../lib/encode/types.js';
+import type { TargetExpectation } from '../../helpers/encode.js';
+import { anthropicMessages } from './anthropic-messages.js';
+import { openaiChat } from './openai-chat.js';
+
+export const EXPECTATIONS: Record<TargetName, TargetExpectation> = {
+  'openai-chat': openaiChat,
+  'anthropic-messages': anthropicMessages,
+};

@@ -377,6 +377,155 @@ t.test('tool calls: item done without arguments.done, whole call in one item, cu
   tt.end();
 });
 
+t.test('fixture (hand-written): server tool search and container shell are provider-executed with their output items as results; local shell is the client\'s', (tt) => {
+  const input = fixture('openai-responses/hosted-shell-tool-search.sse');
+  const events = sameUnderChunkings(tt, input);
+  tt.same(lines(events).filter((l) => !l.startsWith('raw')), [
+    'start resp_hosted_shell gpt-5.5 @0',
+    // execution "server", call_id null: the item id names the call
+    'tool_start 0 ts_1 tool_search provider @2',
+    'tool_delta 0 ts_1 {"query":"weather tools"} provider @3',
+    'tool_done 0 ts_1 tool_search {"query":"weather tools"} provider @3',
+    // tool_search_output with call_id null belongs to the oldest server tool search without a result
+    'tool_result 1 ts_1 tool_search @5',
+    // environment container_reference: the platform runs it
+    'tool_start 2 call_shell_1 shell provider @6',
+    'tool_delta 2 call_shell_1 {"commands":["ls -la /mnt/data"],"max_output_length":null,"timeout_ms":10000} provider @7',
+    'tool_done 2 call_shell_1 shell {"commands":["ls -la /mnt/data"],"max_output_length":null,"timeout_ms":10000} provider @7',
+    'tool_result 3 call_shell_1 shell @9',
+    'tool_start 4 call_local_1 local_shell @10',
+    'tool_delta 4 call_local_1 {"type":"exec","command":["pwd"],"env":{},"timeout_ms":null,"user":null,"working_directory":null} @11',
+    'tool_done 4 call_local_1 local_shell {"type":"exec","command":["pwd"],"env":{},"timeout_ms":null,"user":null,"working_directory":null} @11',
+    'usage in=120 out=48 total=168 reasoning=0 cached=0 @12',
+    'done tool_use completed @12',
+  ]);
+  const [search, shell] = ofType(events, 'tool_result');
+  tt.match(search!.result, [{ type: 'function', name: 'get_weather' }], 'the loaded tools');
+  tt.same(shell!.result, [{ stdout: 'total 0\n', stderr: '', outcome: { type: 'exit', exit_code: 0 } }], 'the shell output as received');
+  const [final] = finalsOf(events);
+  tt.same(final!.toolCalls.map((c) => c.id), ['call_local_1'], 'only the local shell call is the client\'s');
+  tt.same(final!.content.map((b) => `${b.type}${'providerExecuted' in b ? ' provider' : ''}`), ['tool_call provider', 'tool_result', 'tool_call provider', 'tool_result', 'tool_call']);
+  // without the container environment (and no hosted shell declared), a shell_call is the client's
+  const local = sse(
+    { type: 'response.created', sequence_number: 0, response: { id: 'resp_l', model: 'gpt-5.5', status: 'in_progress', tools: [{ type: 'shell', environment: { type: 'local' } }] } },
+    { type: 'response.output_item.done', sequence_number: 1, output_index: 0, item: { id: 'sh_2', type: 'shell_call', call_id: 'call_2', action: { commands: ['ls'] }, environment: null, status: 'completed' } },
+    completed('resp_l', 2),
+  );
+  tt.same(lines(decode(local)).filter((l) => l.startsWith('tool_') || l.startsWith('done')), [
+    'tool_start 0 call_2 shell @1',
+    'tool_delta 0 call_2 {"commands":["ls"]} @1',
+    'tool_done 0 call_2 shell {"commands":["ls"]} @1',
+    'done tool_use completed @2',
+  ]);
+  tt.end();
+});
+
+t.test('fixture (hand-written): failed MCP listing and call are error results; an MCP approval request is a client call', (tt) => {
+  const input = fixture('openai-responses/mcp-approval-failures.sse');
+  const events = sameUnderChunkings(tt, input);
+  tt.same(lines(events).filter((l) => !l.startsWith('raw')), [
+    'start resp_mcp_approval gpt-5.5 @0',
+    'tool_start 0 mcpl_1 mcp_list_tools provider @1',
+    'tool_delta 0 mcpl_1 {"server_label":"broken"} provider @4',
+    'tool_done 0 mcpl_1 mcp_list_tools {"server_label":"broken"} provider @4',
+    'tool_result 0 mcpl_1 mcp_list_tools error @4',
+    'tool_start 1 mcp_1 ask_question provider @5',
+    'tool_delta 1 mcp_1 {"repoName":"a/b", provider @7',
+    'tool_delta 1 mcp_1 "question":"What is it?"} provider @8',
+    'tool_done 1 mcp_1 ask_question {"repoName":"a/b","question":"What is it?"} provider @9',
+    'tool_result 1 mcp_1 ask_question error @11',
+    'tool_start 2 mcpr_1 mcp_approval_request @12',
+    'tool_delta 2 mcpr_1 {"server_label":"deepwiki","name":"read_wiki_contents","arguments":"{\\"repoName\\":\\"a/b\\"}"} @13',
+    'tool_done 2 mcpr_1 mcp_approval_request {"server_label":"deepwiki","name":"read_wiki_contents","arguments":"{\\"repoName\\":\\"a/b\\"}"} @13',
+    'usage in=300 out=60 total=360 reasoning=null cached=null @14',
+    'done tool_use completed @14',
+  ]);
+  tt.same(ofType(events, 'tool_result').map((r) => r.result), [
+    "Error retrieving tool list from MCP server: 'broken'. Http status code: 424 (Failed Dependency)",
+    'Tool call timed out after 60s',
+  ], 'the error as the result');
+  tt.same(rawPayloads(events, 'response.mcp_call.failed').length, 1, 'progress stays raw');
+  const [final] = finalsOf(events);
+  tt.same(final!.toolCalls, [{ id: 'mcpr_1', name: 'mcp_approval_request', arguments: { server_label: 'deepwiki', name: 'read_wiki_contents', arguments: '{"repoName":"a/b"}' } }], 'the approval the client owes, under the item id it answers with');
+  tt.same(final!.content.filter((b) => b.type === 'tool_result'), [
+    { type: 'tool_result', id: 'mcpl_1', name: 'mcp_list_tools', result: "Error retrieving tool list from MCP server: 'broken'. Http status code: 424 (Failed Dependency)", isError: true },
+    { type: 'tool_result', id: 'mcp_1', name: 'ask_question', result: 'Tool call timed out after 60s', isError: true },
+  ]);
+  tt.end();
+});
+
+t.test('fixture (hand-written): code deltas escaped into JSON, outputs as the result, a failed image, a JPEG partial, annotations only on the finished part', (tt) => {
+  const input = fixture('openai-responses/code-image-annotations.sse');
+  const events = sameUnderChunkings(tt, input);
+  const code = 'print("héllo\\tworld")\nprint(1 + 1)';
+  tt.same(lines(events).filter((l) => !l.startsWith('raw') && !l.startsWith('text')), [
+    'start resp_parts gpt-5.5 @0',
+    'tool_start 0 ci_1 code_interpreter provider @1',
+    'tool_delta 0 ci_1 {"container_id":"cntr_xyz","code":" provider @1',
+    'tool_delta 0 ci_1 print(\\"hé provider @3',
+    'tool_delta 0 ci_1 llo\\\\tworld\\")\\n provider @4',
+    'tool_delta 0 ci_1 print(1 + 1) provider @5',
+    'tool_delta 0 ci_1 "} provider @6',
+    `tool_done 0 ci_1 code_interpreter ${JSON.stringify({ container_id: 'cntr_xyz', code })} provider @6`,
+    'tool_result 0 ci_1 code_interpreter @9',
+    'tool_start 1 ig_1 image_generation provider @10',
+    // no output_format: the JPEG magic bytes tell
+    'file 1 image/jpeg 20 partial @13',
+    'tool_delta 1 ig_1 {} provider @14',
+    'tool_done 1 ig_1 image_generation {} provider @14',
+    'tool_result 1 ig_1 image_generation error @14',
+    'citation 2 https://example.com/report 15-18 @18',
+    // annotations 1 and 2 were never announced: cited at content_part.done, not again at output_item.done
+    'citation 2 cfile_1 23-32 @21',
+    'citation 2 cfile_1 - @21',
+    'usage in=200 out=90 total=290 reasoning=null cached=null @23',
+    'done end completed @23',
+  ]);
+  const done = ofType(events, 'tool_call_done')[0]!;
+  tt.same(JSON.parse(done.arguments), { container_id: 'cntr_xyz', code }, 'valid JSON holding the code');
+  tt.equal(ofType(events, 'tool_call_delta').filter((d) => d.id === 'ci_1').map((d) => d.argumentsDelta).join(''), done.arguments, 'the deltas add up to it');
+  const [codeResult, image] = ofType(events, 'tool_result');
+  tt.same(codeResult!.result, [{ type: 'logs', logs: 'héllo\tworld\n2\n' }]);
+  tt.same(image!.result, { status: 'failed' });
+  tt.equal(ofType(events, 'file').filter((f) => f.partial !== true).length, 0, 'a failed generation has no file');
+  const text = texts(events, 'text_delta').get('2/0')!;
+  tt.same(ofType(events, 'citation').map((c) => [c.url ?? c.source, c.title, c.start === undefined ? null : text.slice(c.start, c.end)]), [
+    ['https://example.com/report', 'Report', '[1]'],
+    ['cfile_1', 'chart.png', 'chart.png'],
+    ['cfile_1', undefined, null],
+  ]);
+  const [final] = finalsOf(events);
+  tt.same(final!.citations, [
+    { index: 2, url: 'https://example.com/report', title: 'Report', start: 15, end: 18 },
+    { index: 2, title: 'chart.png', source: 'cfile_1', start: 23, end: 32 },
+    { index: 2, source: 'cfile_1' },
+  ]);
+  tt.same(final!.content.map((b) => b.type), ['tool_call', 'tool_result', 'tool_call', 'tool_result', 'text'], 'no file: the partial is an event only');
+  tt.end();
+});
+
+t.test('annotations only in the terminal snapshot are cited there; an annotation.added repeated is cited once', (tt) => {
+  const part = { type: 'output_text', text: 'Hi [a]', annotations: [{ type: 'url_citation', url: 'https://a.example', title: 'A', start_index: 3, end_index: 6 }] };
+  const body = sse(
+    created('resp_s', 0),
+    { type: 'response.output_text.delta', sequence_number: 1, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hi [a]' },
+    { type: 'response.output_text.annotation.added', sequence_number: 2, item_id: 'msg_1', output_index: 0, content_index: 0, annotation_index: 0, annotation: part.annotations[0]! },
+    { type: 'response.output_text.annotation.added', sequence_number: 3, item_id: 'msg_1', output_index: 0, content_index: 0, annotation_index: 0, annotation: part.annotations[0]! },
+    { type: 'response.output_text.annotation.added', sequence_number: 4, item_id: 'msg_1', output_index: 0, content_index: 0, annotation_index: 1, annotation: { type: 'note', text: 'not a citation' } },
+    { type: 'response.completed', sequence_number: 5, response: { id: 'resp_s', status: 'completed', output: [{ id: 'msg_1', type: 'message', content: [part] }, { id: 'msg_2', type: 'message', content: [{ ...part, text: 'Yo [a]' }] }] } },
+  );
+  tt.same(lines(decode(body)).slice(2), [
+    'text 0/0 "Hi [a]" @1',
+    'citation 0 https://a.example 3-6 @2',
+    'raw response.output_text.annotation.added @3',
+    'raw response.output_text.annotation.added @4',
+    'raw response.completed @5',
+    'citation 1 https://a.example 3-6 @5',
+    'done end completed @5',
+  ], 'the repeat and an unknown annotation type stay raw; the second message\'s annotation comes from the snapshot');
+  tt.end();
+});
+
 t.test('cut-off input: parseable tool arguments are finished, then incomplete_stream + done(error)', (tt) => {
   const a = { type: 'response.output_item.added', output_index: 0, item: { id: 'fc_a', type: 'function_call', arguments: '', call_id: 'call_a', name: 'a' }, sequence_number: 1 };
   const b = { type: 'response.output_item.added', output_index: 1, item: { id: 'fc_b', type: 'function_call', arguments: '', call_id: 'call_b', name: 'b' }, sequence_number: 2 };
@@ -462,6 +611,12 @@ t.test('corpus: every file decodes the same under every chunking, one done per r
         const joined = ofType(events, 'tool_call_delta').filter((x) => x.id === d.id).map((x) => x.argumentsDelta).join('');
         ft.equal(joined, d.arguments, `deltas of ${d.id} add up to its arguments`);
       }
+      // Provider-executed calls: flagged on start, every delta and done; their arguments JSON; results answer them.
+      const hosted = new Set(ofType(events, 'tool_call_start').filter((e) => e.providerExecuted === true).map((e) => e.id));
+      ft.ok([...ofType(events, 'tool_call_delta'), ...ofType(events, 'tool_call_done')].every((e) => (e.providerExecuted === true) === hosted.has(e.id)), 'providerExecuted on all three events of a hosted call, never on a client one');
+      for (const d of ofType(events, 'tool_call_done')) if (d.providerExecuted === true) ft.doesNotThrow(() => JSON.parse(d.arguments), `${d.id}: JSON arguments`);
+      ft.ok(ofType(events, 'tool_result').every((r) => hosted.has(r.id)), 'every tool_result answers a provider-executed call');
+      ft.equal(new Set(ofType(events, 'citation').map((c) => JSON.stringify([c.index, c.raw]))).size, ofType(events, 'citation').length, 'no citation twice');
       sameUnderChunkings(ft, f.bytes, true);
       ft.end();
     });

@@ -98,6 +98,38 @@ t.test('custom_tool_call: client-side on OpenAI (tool_use), server-side x_search
   tt.end();
 });
 
+t.test('fixture (hand-written): server-side sub-tool and code execution, a declared client custom tool, inline and response-level citations', (tt) => {
+  const input = fixture('xai-responses/server-tools-citations.sse');
+  const events = sameUnderChunkings(tt, input, false);
+  const id = 'c3d4e5f6-0000-4a1b-9c2d-000000000001';
+  tt.same(outlineLines(lines(events)), [
+    `start ${id} grok-4.3 @0`,
+    'tool_start 0 xs_call_1 x_semantic_search provider @2',
+    'tool_done 0 xs_call_1 x_semantic_search {"query":"xAI news","limit":5} provider @4',
+    // a code_execution_call item: name and arguments given whole, call_id ""
+    `tool_start 1 ce_${id}_0 code_execution provider @6`,
+    `tool_done 1 ce_${id}_0 code_execution {"code":"print(6*7)"} provider @7`,
+    'citation 2 https://x.ai/news 16-40 @12',
+    // run_sql is declared in the response's tools: the client's call
+    'tool_start 3 call_sql_1 run_sql @16',
+    'tool_done 3 call_sql_1 run_sql SELECT 42; @18',
+    // the response-level list: only the URL not already cited inline, on the last message's text
+    'citation 2 https://x.com/i/status/1990000000000000001 - @20',
+    'usage in=900 out=70 total=970 reasoning=30 cached=0 @20',
+    'done tool_use completed @20',
+  ]);
+  tt.equal(ofType(events, 'tool_result').length, 0, 'none of these items carries a result');
+  tt.equal(ofType(events, 'citation')[1]!.raw, 'https://x.com/i/status/1990000000000000001', 'the list entry as received');
+  const [final] = finalsOf(events);
+  tt.same(final!.toolCalls, [{ id: 'call_sql_1', name: 'run_sql', arguments: 'SELECT 42;' }]);
+  tt.same(final!.citations, [
+    { index: 2, url: 'https://x.ai/news', title: '1', start: 16, end: 40 },
+    { index: 2, url: 'https://x.com/i/status/1990000000000000001' },
+  ]);
+  tt.equal(joinedText(events, 'text_delta', 2).slice(16, 40), '[[1]](https://x.ai/news)');
+  tt.end();
+});
+
 const corpus = corpusFiles(['xai-responses']);
 
 t.test('corpus: every file decodes the same under every chunking, one done per response', (tt) => {
@@ -119,6 +151,12 @@ t.test('corpus: every file decodes the same under every chunking, one done per r
       for (const p of rawPayloads(events, 'response.reasoning_summary_text.done')) {
         ft.equal(joinedText(events, 'reasoning_delta', p['output_index'] as number), p['text'], 'streamed reasoning equals its .done');
       }
+      // Provider-executed calls: flagged on start, every delta and done; their arguments JSON; results answer them.
+      const hosted = new Set(ofType(events, 'tool_call_start').filter((e) => e.providerExecuted === true).map((e) => e.id));
+      ft.ok([...ofType(events, 'tool_call_delta'), ...ofType(events, 'tool_call_done')].every((e) => (e.providerExecuted === true) === hosted.has(e.id)), 'providerExecuted on all three events of a hosted call, never on a client one');
+      for (const d of ofType(events, 'tool_call_done')) if (d.providerExecuted === true) ft.doesNotThrow(() => JSON.parse(d.arguments), `${d.id}: JSON arguments`);
+      ft.ok(ofType(events, 'tool_result').every((r) => hosted.has(r.id)), 'every tool_result answers a provider-executed call');
+      ft.equal(new Set(ofType(events, 'citation').map((c) => JSON.stringify([c.index, c.raw]))).size, ofType(events, 'citation').length, 'no citation twice');
       sameUnderChunkings(ft, f.bytes, true);
       ft.end();
     });

@@ -5,15 +5,22 @@ import { PartialArgsAssembler, parseJsonPath } from '../../lib/dialects/gemini.j
 import { corpusFile, corpusFiles, fixture } from '../helpers/corpus.js';
 import { decodeEvents as decode, stable } from '../helpers/decode.js';
 import { doneReasons as doneOf, ofType as of, texts, usageCounts as usageOf, withoutRaw } from '../helpers/events.js';
+import { eventLine } from '../helpers/event-lines.js';
+import { createFinalAccumulator } from '../../lib/accumulate/final.js';
+import type { FinalResult } from '../../lib/accumulate/types.js';
 
 // ---------------------------------------------------------------------------
 // helpers
 
 type Ev = UnifiedEvent;
 
-/** Compact view for exact-sequence assertions: raw payloads become their top-level keys, usage/error drop `raw`. */
+/** Compact view for exact-sequence assertions: raw payloads become their top-level keys, usage/error/citation drop `raw`. */
 function view(evs: Ev[]): unknown[] {
   return evs.map((e) => {
+    if (e.type === 'citation') {
+      const { raw: _raw, ...rest } = e;
+      return rest;
+    }
     if (e.type === 'raw') {
       const ev = e.event;
       const keys = typeof ev === 'object' && ev !== null && !Array.isArray(ev) ? Object.keys(ev).join(',') : ev;
@@ -22,6 +29,22 @@ function view(evs: Ev[]): unknown[] {
     return withoutRaw(e);
   });
 }
+
+/** The finals of these events (the final accumulator's view). */
+function finalsOf(evs: Ev[]): FinalResult[] {
+  const acc = createFinalAccumulator();
+  const out: FinalResult[] = [];
+  for (const e of evs) acc.push(e, (f) => out.push(f));
+  acc.end((f) => out.push(f));
+  return out;
+}
+
+/** The provider-executed calls, tool results, citations and files, one line each. */
+const hosted = (evs: Ev[]): string[] =>
+  evs.filter((e) => e.type.startsWith('tool_') || e.type === 'citation' || e.type === 'file').map((e) => eventLine(e));
+
+/** The tool_result of an MCP capture (its result, for an exact comparison). */
+const mcpResult = (evs: Ev[]): Json => of(evs, 'tool_result')[0]!.result;
 
 /** The text of one choice (candidate 0 when none is given). */
 const textOf = (evs: Ev[], choice?: number): string => texts(evs, (e) => e.choice === choice);
@@ -279,7 +302,7 @@ t.test('Vertex streamed arguments cut off mid-string: onIncomplete closes the ca
   t.end();
 });
 
-t.test('chunks that map to nothing become raw; empty groundingMetadata does not', (t) => {
+t.test('chunks that map to nothing become raw; empty groundingMetadata does not; an image part is a file, citationMetadata a citation', (t) => {
   const lines = [
     '{"candidates": [{"content": {"parts": [{"text": "Hi"}],"role": "model"},"index": 0,"groundingMetadata": {}}],"responseId": "r","modelVersion": "m"}',
     '{"candidates": [{"content": {"parts": [{"text": ""}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 1,"totalTokenCount": 1}}',
@@ -293,12 +316,13 @@ t.test('chunks that map to nothing become raw; empty groundingMetadata does not'
     { type: 'start', id: 'r', model: 'm', dialect: 'gemini' },
     { type: 'text_delta', index: 0, text: 'Hi' },
     { type: 'raw', keys: 'candidates,usageMetadata' },
-    { type: 'raw', keys: 'candidates' },
+    { type: 'file', index: 1, mimeType: 'image/png', data: 'AAAA' },
     { type: 'text_delta', index: 2, text: ' there' },
-    { type: 'raw', keys: 'candidates' },
     // A signature-only part belongs to the current block.
     { type: 'signature', index: 2, signature: 'c2ln', kind: 'thought_signature' },
     { type: 'raw', keys: 'candidates' },
+    // No offsets given: the citation is the first text block's.
+    { type: 'citation', index: 0, url: 'https://example.com' },
     { type: 'usage', inputTokens: 1, outputTokens: null, totalTokens: 1, reasoningTokens: null, cachedInputTokens: null },
     { type: 'done', stopReason: 'other', providerReason: 'MALFORMED_FUNCTION_CALL' },
   ]);
@@ -346,6 +370,294 @@ t.test('an error object before anything else, with the dialect given: error and 
   t.ok(err.code === '429' || err.code === 'RESOURCE_EXHAUSTED', `provider code (${err.code})`);
   t.equal(err.message, 'Resource exhausted');
   t.same(doneOf(evs), [{ stopReason: 'error', providerReason: null }]);
+  t.end();
+});
+
+// ---------------------------------------------------------------------------
+// issue 28: provider-executed calls, a STOP that is not the end, citations, files, integer enums
+
+/** An SSE body of these chunks. */
+const sseOf = (...chunks: object[]): Buffer => Buffer.from(chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`).join(''));
+const fcChunk = (responseId: string | undefined, name: string, args: object, extra: object = {}) => ({
+  candidates: [{ content: { role: 'model', parts: [{ functionCall: { name, args } }] }, finishReason: 'STOP', index: 0, ...extra }],
+  ...(responseId === undefined ? {} : { responseId }),
+  modelVersion: 'gemini-2.5-flash',
+});
+const textChunk = (responseId: string | undefined, text: string, finish?: string) => ({
+  candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, ...(finish === undefined ? {} : { finishReason: finish }) }],
+  ...(responseId === undefined ? {} : { responseId }),
+  modelVersion: 'gemini-2.5-flash',
+});
+const frChunk = (responseId: string, fr: object) => ({
+  candidates: [{ content: { role: 'model', parts: [{ functionResponse: fr }] }, index: 0 }],
+  responseId,
+  modelVersion: 'gemini-2.5-flash',
+});
+const framesOf = (evs: Ev[], type: Ev['type']) => evs.filter((e) => e.type === type).map((e) => e.at?.frame);
+
+t.test('server-side MCP: the call waits for the next chunk, the done for the end of the input', (t) => {
+  const buf = corpusFile('gemini-sse/js-genai--server-side-mcp.sse');
+  const evs = decode(buf, { positions: true });
+  // Frames: 0 functionCall + STOP, 1 functionResponse, 2 text, 3 text + STOP.
+  t.same(framesOf(evs, 'tool_call_start'), [1], 'the call goes out with the functionResponse that makes it the server\'s');
+  t.same(framesOf(evs, 'tool_result'), [1]);
+  t.same(framesOf(evs, 'done'), [3], 'held at the second STOP, emitted at the end of the input');
+  t.same(evs.filter((e) => e.type === 'start').length, 1);
+  t.end();
+});
+
+t.test('a plain text response is not held: its done comes with its STOP chunk', (t) => {
+  const evs = decode(corpusFile('gemini-sse/pydantic-ai--text-basic.sse'), { positions: true });
+  const lastFrame = Math.max(...evs.map((e) => e.at?.frame ?? -1));
+  t.same(framesOf(evs, 'done'), [lastFrame]);
+  // Two responses in a row, the first ending in text: its done before the second's start.
+  const two = decode(Buffer.concat([fixture('gemini/max-tokens.sse'), corpusFile('gemini-sse/js-genai--server-side-mcp.sse')]));
+  t.same(two.filter((e) => e.type === 'start' || e.type === 'done').map((e) => e.type), ['start', 'done', 'start', 'done']);
+  t.end();
+});
+
+t.test('a client functionCall with STOP: held until the end, then the client\'s (tool_use)', (t) => {
+  const evs = check(t, corpusFile('gemini-sse/pydantic-ai--function-calls.sse'));
+  t.same(
+    evs.filter((e) => e.type.startsWith('tool_call')).map((e) => 'providerExecuted' in e),
+    [false, false, false],
+  );
+  t.same(doneOf(evs), [{ stopReason: 'tool_use', providerReason: 'STOP' }]);
+  t.same(finalsOf(evs)[0]!.toolCalls, [{ id: 'call_0', name: 'get_capital', arguments: { country: 'France' } }]);
+  t.end();
+});
+
+t.test('a held done ends when the next payload has another responseId: the call was the client\'s', (t) => {
+  const buf = sseOf(fcChunk('r1', 'get_weather', { city: 'Paris' }), textChunk('r2', 'Hi', 'STOP'));
+  const evs = check(t, buf);
+  t.same(view(evs), [
+    { type: 'start', id: 'r1', model: 'gemini-2.5-flash', dialect: 'gemini' },
+    { type: 'tool_call_start', index: 0, id: 'call_0', name: 'get_weather' },
+    { type: 'tool_call_delta', index: 0, id: 'call_0', argumentsDelta: '{"city":"Paris"}' },
+    { type: 'tool_call_done', index: 0, id: 'call_0', name: 'get_weather', arguments: '{"city":"Paris"}' },
+    { type: 'done', stopReason: 'tool_use', providerReason: 'STOP' },
+    { type: 'start', id: 'r2', model: 'gemini-2.5-flash', dialect: 'gemini' },
+    { type: 'text_delta', index: 0, text: 'Hi' },
+    { type: 'done', stopReason: 'end', providerReason: 'STOP' },
+  ]);
+  const finals = finalsOf(evs);
+  t.same(finals.map((f) => f.toolCalls.length), [1, 0]);
+  t.end();
+});
+
+t.test('without a responseId a STOP ends the response, as before (nothing can say the next chunk continues it)', (t) => {
+  const buf = sseOf(fcChunk(undefined, 'get_weather', { city: 'Paris' }), textChunk(undefined, 'Hi', 'STOP'));
+  const evs = check(t, buf);
+  t.same(doneOf(evs), [
+    { stopReason: 'tool_use', providerReason: 'STOP' },
+    { stopReason: 'end', providerReason: 'STOP' },
+  ]);
+  const at = decode(buf, { positions: true });
+  t.same(framesOf(at, 'done'), [0, 1], 'the first done comes with its own chunk');
+  t.end();
+});
+
+t.test('a held done, then a [DONE] from a proxy: done, then the sentinel as raw', (t) => {
+  const buf = Buffer.concat([sseOf(fcChunk('r1', 'get_weather', {})), Buffer.from('data: [DONE]\r\n\r\n')]);
+  const evs = stable(t, buf);
+  t.same(evs.slice(-2).map((e) => (e.type === 'raw' ? e.event : e.type)), ['done', '[DONE]']);
+  t.same(doneOf(evs), [{ stopReason: 'tool_use', providerReason: 'STOP' }]);
+  t.end();
+});
+
+t.test('two server-side MCP turns in one log: two responses, each one start and one done', (t) => {
+  const buf = Buffer.concat([corpusFile('gemini-sse/js-genai--server-side-mcp-chat-turn1.sse'), corpusFile('gemini-sse/js-genai--server-side-mcp-chat-turn2.sse')]);
+  const evs = check(t, buf, {}, true);
+  t.same(of(evs, 'start').map((e) => e.id), ['OmuSafudI6atjrEPnv_wsA4', 'PmuSafLFBeCsjrEPiOG92QU']);
+  t.same(doneOf(evs), [
+    { stopReason: 'end', providerReason: 'STOP' },
+    { stopReason: 'end', providerReason: 'STOP' },
+  ]);
+  t.same(usageOf(evs).map((u) => u.totalTokens), [913, 4301]);
+  const finals = finalsOf(evs);
+  t.same(finals.map((f) => f.content.map((b) => b.type)), [
+    ['tool_call', 'tool_result', 'text'],
+    ['tool_call', 'tool_result', 'text'],
+  ]);
+  t.same(finals.map((f) => f.toolCalls), [[], []]);
+  t.end();
+});
+
+t.test('functionResponse pairing: by id first, then by name; an MCP isError is the result\'s', (t) => {
+  const mcpError = { call_tool_result_json: JSON.stringify({ content: [{ type: 'text', text: 'boom' }], isError: true }) };
+  const buf = sseOf(
+    {
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ functionCall: { id: 'a', name: 'lookup', args: { q: 1 } } }, { functionCall: { id: 'b', name: 'lookup', args: { q: 2 } } }] },
+          finishReason: 'STOP',
+          index: 0,
+        },
+      ],
+      responseId: 'r1',
+    },
+    frChunk('r1', { id: 'b', name: 'lookup', response: { output: 2 } }),
+    frChunk('r1', { name: 'lookup', response: mcpError }),
+    textChunk('r1', 'Done.', 'STOP'),
+  );
+  const evs = check(t, buf);
+  t.same(hosted(evs), [
+    'tool_start 1 b lookup provider',
+    'tool_delta 1 b {"q":2} provider',
+    'tool_done 1 b lookup {"q":2} provider',
+    'tool_result 2 b lookup',
+    'tool_start 0 a lookup provider',
+    'tool_delta 0 a {"q":1} provider',
+    'tool_done 0 a lookup {"q":1} provider',
+    'tool_result 3 a lookup error',
+  ]);
+  t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+  t.equal(of(evs, 'start').length, 1);
+  t.end();
+});
+
+t.test('code execution: a result pairs by id, else with the last code call still without one; synthetic ids', (t) => {
+  const code = (id: string | undefined, src: string) => ({ executableCode: { language: 'PYTHON', code: src, ...(id ? { id } : {}) } });
+  const result = (id: string | undefined, outcome: string | number, output: string) => ({ codeExecutionResult: { outcome, output, ...(id ? { id } : {}) } });
+  const buf = sseOf(
+    { candidates: [{ content: { role: 'model', parts: [code(undefined, 'print(1)'), result(undefined, 'OUTCOME_OK', '1\n')] }, index: 0 }], responseId: 'r' },
+    { candidates: [{ content: { role: 'model', parts: [code('x', 'print(2)'), code('y', 'sleep()')] }, index: 0 }], responseId: 'r' },
+    { candidates: [{ content: { role: 'model', parts: [result('x', 'OUTCOME_OK', '2\n'), result(undefined, 'OUTCOME_DEADLINE_EXCEEDED', '')] }, index: 0 }], responseId: 'r' },
+    textChunk('r', 'ok', 'STOP'),
+  );
+  const evs = check(t, buf);
+  t.same(
+    hosted(evs).filter((l) => !l.startsWith('tool_delta')),
+    [
+      'tool_start 0 code_0 code_execution provider',
+      'tool_done 0 code_0 code_execution {"language":"PYTHON","code":"print(1)"} provider',
+      'tool_result 1 code_0 code_execution',
+      'tool_start 2 x code_execution provider',
+      'tool_done 2 x code_execution {"language":"PYTHON","code":"print(2)"} provider',
+      'tool_start 3 y code_execution provider',
+      'tool_done 3 y code_execution {"language":"PYTHON","code":"sleep()"} provider',
+      'tool_result 4 x code_execution',
+      'tool_result 5 y code_execution error',
+    ],
+  );
+  t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+  t.end();
+});
+
+t.test('Vertex enum-encoding=int: language, outcome, finishReason and harm enums are numbers', (t) => {
+  const evs = check(t, fixture('gemini/vertex-int-enums.sse'));
+  const args = '{"language":"PYTHON","code":"print(1/0)"}';
+  t.same(view(evs), [
+    { type: 'start', id: 'vx-int-1', model: 'gemini-2.5-flash', dialect: 'gemini' },
+    { type: 'tool_call_start', index: 0, id: 'code_0', name: 'code_execution', providerExecuted: true },
+    { type: 'tool_call_delta', index: 0, id: 'code_0', argumentsDelta: args, providerExecuted: true },
+    { type: 'tool_call_done', index: 0, id: 'code_0', name: 'code_execution', arguments: args, providerExecuted: true },
+    // outcome 2 = OUTCOME_FAILED; the result stays as received.
+    { type: 'tool_result', index: 1, id: 'code_0', name: 'code_execution', result: { outcome: 2, output: 'ZeroDivisionError: division by zero' }, isError: true },
+    { type: 'text_delta', index: 2, text: 'Dividing by zero fails.' },
+    // the safety ratings (integer categories and probabilities) are kept as received
+    { type: 'raw', keys: 'candidates,usageMetadata,modelVersion,createTime,responseId' },
+    { type: 'usage', inputTokens: 12, outputTokens: 20, totalTokens: 32, reasoningTokens: null, cachedInputTokens: null },
+    { type: 'done', stopReason: 'end', providerReason: 'STOP' },
+  ]);
+  const blocked = check(t, fixture('gemini/vertex-int-prompt-blocked.sse'));
+  t.same(doneOf(blocked), [{ stopReason: 'refusal', providerReason: 'PROHIBITED_CONTENT' }], 'blockReason 4');
+  const cases: [number, string, string][] = [
+    [1, 'end', 'STOP'],
+    [2, 'max_tokens', 'MAX_TOKENS'],
+    [3, 'refusal', 'SAFETY'],
+    [4, 'refusal', 'RECITATION'],
+    [5, 'other', 'OTHER'],
+    [8, 'refusal', 'SPII'],
+    [9, 'other', 'MALFORMED_FUNCTION_CALL'],
+    [11, 'refusal', 'IMAGE_SAFETY'],
+    [15, 'other', 'UNEXPECTED_TOOL_CALL'],
+    [99, 'other', '99'],
+  ];
+  for (const [reason, stop, name] of cases) {
+    const evs = decode(Buffer.from(`data: {"candidates": [{"content": {"parts": [{"text": "x"}]},"finishReason": ${reason}}]}\r\n\r\n`));
+    t.same(doneOf(evs), [{ stopReason: stop, providerReason: name }], `finishReason ${reason}`);
+  }
+  t.end();
+});
+
+t.test('groundingMetadata repeated and growing: each citation once, byte offsets as UTF-16 ones, an uncited chunk without offsets', (t) => {
+  const evs = check(t, fixture('gemini/grounding-repeated.sse'));
+  const text = textOf(evs);
+  t.equal(text, 'Le café coûte 2 €. Ouvert dès 7 h 😀.');
+  t.same(view(of(evs, 'citation')), [
+    { type: 'citation', index: 0, url: 'https://example.com/cafe', title: 'example.com', start: 0, end: 18 },
+    { type: 'citation', index: 0, url: 'https://example.org/horaires', title: 'example.org', start: 19, end: 37 },
+    { type: 'citation', index: 0, url: 'https://example.com/cafe', title: 'example.com', start: 19, end: 37 },
+    { type: 'citation', index: 0, title: 'Carte 2026', source: 'corpora/menus/documents/carte-2026', citedText: 'Café : 2 €' },
+  ]);
+  t.equal(text.slice(0, 18), 'Le café coûte 2 €.');
+  t.equal(text.slice(19, 37), 'Ouvert dès 7 h 😀.');
+  t.same(finalsOf(evs)[0]!.citations.length, 4, 'in the final');
+  t.end();
+});
+
+t.test('citation offsets that do not match the text are left out; Vertex citationMetadata.citations; a second text block', (t) => {
+  const buf = sseOf(
+    { candidates: [{ content: { role: 'model', parts: [{ text: 'Intro. ' }] }, index: 0 }], responseId: 'r' },
+    { candidates: [{ content: { role: 'model', parts: [{ executableCode: { language: 'PYTHON', code: 'x' } }] }, index: 0 }], responseId: 'r' },
+    {
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ text: 'Über alles.' }] },
+          finishReason: 'STOP',
+          index: 0,
+          citationMetadata: { citations: [{ startIndex: 7, endIndex: 19, uri: 'https://example.com/u', license: 'mit' }] },
+          groundingMetadata: {
+            groundingChunks: [{ web: { uri: 'https://example.com/w', title: 'w' } }, { maps: { placeId: 'places/1', title: 'Cafe' } }],
+            groundingSupports: [
+              { segment: { startIndex: 0, endIndex: 6, text: 'Wrong.' }, groundingChunkIndices: [0] },
+              { segment: { startIndex: 0, endIndex: 6, text: 'Intro.' }, groundingChunkIndices: [1] },
+            ],
+          },
+        },
+      ],
+      responseId: 'r',
+    },
+  );
+  const evs = check(t, buf);
+  t.same(view(of(evs, 'citation')), [
+    // 'Über alles.' is bytes 7-19 of the answer text ('Intro. ' + 'Über alles.'): block 2 from 0, in UTF-16 units.
+    { type: 'citation', index: 2, url: 'https://example.com/u', start: 0, end: 11 },
+    { type: 'citation', index: 0, url: 'https://example.com/w', title: 'w' },
+    { type: 'citation', index: 0, title: 'Cafe', source: 'places/1', start: 0, end: 6 },
+  ]);
+  t.end();
+});
+
+t.test('inlineData: an image part is a file event and a final content block; audio parts are audio deltas', (t) => {
+  const evs = check(t, fixture('gemini/inline-image.sse'));
+  t.same(hosted(evs), ['file 1 image/png 96']);
+  const [final] = finalsOf(evs);
+  t.same(final!.content.map((b) => b.type), ['text', 'file']);
+  t.match(final!.content[1], { type: 'file', mimeType: 'image/png', data: /^iVBORw0KGgo/ });
+  const audio = sseOf(
+    { candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'audio/L16;codec=pcm;rate=24000', data: 'AAAA' } }] }, index: 0 }], responseId: 'a' },
+    { candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'audio/L16;codec=pcm;rate=24000', data: 'BBBB' } }] }, finishReason: 'STOP', index: 0 }], responseId: 'a' },
+  );
+  const aev = check(t, audio);
+  t.same(of(aev, 'audio_delta').map((e) => `${e.index} ${e.data}`), ['0 AAAA', '0 BBBB'], 'one audio block');
+  t.equal(of(aev, 'raw').length, 0);
+  t.end();
+});
+
+t.test('a 1.3 MB inlineData part: one file event holding the whole base64 string, in SSE and in the JSON array', (t) => {
+  const data = Buffer.alloc(1_000_000, 7).toString('base64');
+  t.ok(data.length > 1_300_000);
+  const chunk = { candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/jpeg', data } }] }, finishReason: 'STOP', index: 0 }], responseId: 'big' };
+  for (const buf of [sseOf(chunk), Buffer.from(`[${JSON.stringify(chunk)}]`)]) {
+    const evs = decode(buf);
+    const files = of(evs, 'file');
+    t.equal(files.length, 1);
+    t.equal(files[0]!.data, data);
+    const [final] = finalsOf(evs);
+    t.equal((final!.content[0] as { data: string }).data, data);
+  }
   t.end();
 });
 
@@ -446,6 +758,7 @@ const usage = (inputTokens: number | null, outputTokens: number | null, totalTok
 
 const rawPayloads = (evs: Ev[]): Json[] => of(evs, 'raw').map((e) => e.event);
 
+
 const corpusChecks: Record<string, FileCheck> = {
   'gemini-sse/crewai--http400-not-sse.body': (t, evs) => {
     t.same(evs.map((e) => e.type), ['error', 'done']);
@@ -478,6 +791,52 @@ const corpusChecks: Record<string, FileCheck> = {
     t.same(usageOf(evs), usage(7, 153 + 45, 205, 45));
     t.equal(of(evs, 'raw').length, 0, 'the undocumented turnToken is not raw noise');
   },
+  'gemini-sse/js-genai--server-side-mcp.sse': (t, evs) => {
+    const args = '{"endDate":"2026-02-02","location":"New York","startDate":"2026-02-02"}';
+    t.same(view(evs.filter((e) => e.type !== 'text_delta')), [
+      { type: 'start', id: 'QGiSafzoFOuRjrEPw4nssAI', model: 'gemini-2.5-flash', dialect: 'gemini' },
+      // finishMessage "Model generated function call(s)." keeps the first chunk raw.
+      { type: 'raw', keys: 'candidates,modelVersion,responseId,turnToken,usageMetadata' },
+      { type: 'tool_call_start', index: 0, id: 'call_0', name: 'weather_server_get_weather', providerExecuted: true },
+      { type: 'tool_call_delta', index: 0, id: 'call_0', argumentsDelta: args, providerExecuted: true },
+      { type: 'tool_call_done', index: 0, id: 'call_0', name: 'weather_server_get_weather', arguments: args, providerExecuted: true },
+      { type: 'tool_result', index: 1, id: 'call_0', name: 'weather_server_get_weather', result: mcpResult(evs) },
+      // One usage: the last, cumulative one (summing the two STOPs' would count 674 output tokens twice).
+      { type: 'usage', inputTokens: 22 + 124, outputTokens: 101 + 573, totalTokens: 820, reasoningTokens: 573, cachedInputTokens: null },
+      { type: 'done', stopReason: 'end', providerReason: 'STOP' },
+    ]);
+    t.match((mcpResult(evs) as { result: string }).result, /^\{"2026-02-02T00:00":"-8\.4°C"/);
+    t.equal(textOf(evs), 'On February 2nd, 2026, the weather in New York will range from a low of -13°C at 8:00 AM to a high of 0.9°C at 7:00 PM.');
+    t.same([...new Set(of(evs, 'text_delta').map((e) => e.index))], [2]);
+    const finals = finalsOf(evs);
+    t.equal(finals.length, 1, 'one response');
+    t.same(finals[0]!.toolCalls, [], 'the server ran the call: nothing for the client');
+    t.same(finals[0]!.content.map((b) => b.type), ['tool_call', 'tool_result', 'text']);
+  },
+  'gemini-sse/js-genai--server-side-mcp-chat-turn1.sse': (t, evs) => {
+    t.same(hosted(evs), [
+      'tool_start 0 call_0 weather_server_get_weather provider',
+      'tool_delta 0 call_0 {"endDate":"2026-02-02","location":"San Francisco","startDate":"2026-02-02"} provider',
+      'tool_done 0 call_0 weather_server_get_weather {"endDate":"2026-02-02","location":"San Francisco","startDate":"2026-02-02"} provider',
+      'tool_result 1 call_0 weather_server_get_weather',
+    ]);
+    t.match(textOf(evs), /^Here's the hourly weather forecast for San Francisco on February 2nd, 2026:\n\n\* 00:00: 18\.2°C\n/);
+    t.match(textOf(evs), /\* 23:00: 20\.3°C$/);
+    t.same(of(evs, 'start').length, 1);
+    t.same(usageOf(evs), usage(21 + 234, 445 + 213, 913, 213));
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+  },
+  'gemini-sse/js-genai--server-side-mcp-chat-turn2.sse': (t, evs) => {
+    t.same(hosted(evs), [
+      'tool_start 0 call_0 weather_server_get_weather provider',
+      'tool_delta 0 call_0 {"endDate":"2026-02-02","location":"Boston","startDate":"2026-02-02"} provider',
+      'tool_done 0 call_0 weather_server_get_weather {"endDate":"2026-02-02","location":"Boston","startDate":"2026-02-02"} provider',
+      'tool_result 1 call_0 weather_server_get_weather',
+    ]);
+    t.match(textOf(evs), /^Here's the hourly weather forecast for Boston on February 2nd, 2026:/);
+    t.same(usageOf(evs), [{ inputTokens: 1844 + 1934, outputTokens: 432 + 91, totalTokens: 4301, reasoningTokens: 91, cachedInputTokens: 901 }]);
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+  },
   'gemini-sse/js-genai--vertex-max-tokens.sse': (t, evs) => {
     t.equal(textOf(evs), "The sky is blue due to a phenomenon called **Rayleigh scattering**. Here's a breakdown:");
     t.same(doneOf(evs), [{ stopReason: 'max_tokens', providerReason: 'MAX_TOKENS' }]);
@@ -490,28 +849,44 @@ const corpusChecks: Record<string, FileCheck> = {
     t.equal(of(evs, 'raw').length, 0);
   },
   'gemini-sse/pydantic-ai--code-execution.sse': (t, evs) => {
-    const raws = rawPayloads(evs).map((p) => JSON.stringify(p));
-    t.equal(raws.length, 2, 'executableCode and codeExecutionResult chunks are raw');
-    t.match(raws[0], /"executableCode"/);
-    t.match(raws[1], /"codeExecutionResult".*-428330955\.97745/);
+    const args = JSON.stringify({ language: 'PYTHON', code: 'result = 65465 - 6544 * 65464 - 6 + 1.02255\nprint(result)' });
+    t.same(hosted(evs), [
+      'tool_start 0 8xju7mua code_execution provider',
+      `tool_delta 0 8xju7mua ${args} provider`,
+      `tool_done 0 8xju7mua code_execution ${args} provider`,
+      'tool_result 1 8xju7mua code_execution',
+    ]);
+    t.same(of(evs, 'tool_result')[0]!.result, { outcome: 'OUTCOME_OK', output: '-428330955.97745\n', id: '8xju7mua' }, 'the result as received');
+    t.equal(of(evs, 'raw').length, 0, 'nothing is left raw');
     t.equal(textOf(evs), 'The result of $65465 - 6544 \\times 65464 - 6 + 1.02255$ is **-428,330,955.97745**.');
-    const sigs = of(evs, 'signature');
-    t.equal(sigs.length, 2);
-    t.equal(sigs[0]!.index, 0, 'signature of the executableCode block');
-    t.equal(sigs[1]!.index, of(evs, 'text_delta')[0]!.index, 'final empty-text signature on the text block');
+    t.same([...new Set(of(evs, 'text_delta').map((e) => e.index))], [2]);
+    t.same(of(evs, 'signature').map((s) => s.index), [0, 2], 'signatures of the executableCode block and of the text');
     t.same(usageOf(evs), usage(147 + 360, 108 + 168, 783, 168));
-    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }], 'only a provider-executed call: end, not tool_use');
+    const [final] = finalsOf(evs);
+    t.same(final!.toolCalls, [], 'the client has nothing to run');
+    t.same(final!.content.map((b) => b.type), ['tool_call', 'tool_result', 'text']);
   },
   'gemini-sse/pydantic-ai--file-search-grounding.sse': (t, evs) => {
     t.match(textOf(evs), /^The capital of France is \*\*Paris\*\*\./);
     t.match(textOf(evs), /in the northern part of the country\.$/);
-    const raws = rawPayloads(evs).map((p) => JSON.stringify(p));
-    t.equal(raws.length, 3);
-    t.match(raws[0], /"toolCall":\{"toolType":"FILE_SEARCH"/);
-    t.match(raws[1], /"toolResponse":\{"toolType":"FILE_SEARCH"/);
-    t.match(raws[2], /"retrievedContext".*"fileSearchStore"/, 'file search grounding is kept');
-    t.equal(of(evs, 'signature').length, 3);
+    const store = 'fileSearchStores/testfilesearchgroundingstre-p2hcv3cs2i69';
+    t.same(hosted(evs), [
+      'tool_start 0 tju3qkc9 file_search provider',
+      'tool_delta 0 tju3qkc9 {} provider',
+      'tool_done 0 tju3qkc9 file_search {} provider',
+      'tool_result 1 tju3qkc9 file_search',
+      `citation 2 ${store} 0-35`,
+    ]);
+    t.equal(of(evs, 'tool_result')[0]!.result, null, 'the toolResponse has no response');
+    const [cite] = of(evs, 'citation');
+    t.equal(cite!.citedText, 'Paris is the capital of France. The Eiffel Tower is a famous landmark in Paris.\n', 'the retrieved passage');
+    t.equal(cite!.url, undefined);
+    t.equal(textOf(evs).slice(cite!.start, cite!.end), 'The capital of France is **Paris**.');
+    t.equal(of(evs, 'raw').length, 0, 'nothing is left raw');
+    t.same(of(evs, 'signature').map((s) => s.index), [0, 1, 2]);
     t.same(usageOf(evs), usage(427 + 771, 122 + 447, 1767, 447));
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
   },
   'gemini-sse/pydantic-ai--function-call-thought-signature.sse': (t, evs) => {
     t.same(calls(evs), [{ name: 'get_country', arguments: '{}' }]);
@@ -529,22 +904,63 @@ const corpusChecks: Record<string, FileCheck> = {
     t.same(usageOf(evs), usage(52, 5, 57, null));
   },
   'gemini-sse/pydantic-ai--google-search-grounding.sse': (t, evs) => {
-    t.match(textOf(evs), /^### Weather in San Francisco is Mild and Partly Cloudy Today/);
-    t.match(textOf(evs), /The chance of rain remains low throughout the day\.$/);
+    const text = textOf(evs);
+    t.match(text, /^### Weather in San Francisco is Mild and Partly Cloudy Today/);
+    t.match(text, /The chance of rain remains low throughout the day\.$/);
     const raws = rawPayloads(evs);
-    t.equal(raws.length, 1, 'only the chunk with real groundingMetadata is raw');
+    t.equal(raws.length, 1, 'only the chunk with the search entry point and queries is raw');
     t.match(JSON.stringify(raws[0]), /"webSearchQueries":\["weather in San Francisco today"\]/);
+    const cites = of(evs, 'citation');
+    // 8 supports, one of them citing two chunks; every chunk is cited by some support.
+    t.same(
+      cites.map((c) => `${c.title} ${c.start}-${c.end}`),
+      [
+        'Weather information for San Francisco, CA, US 235-371',
+        'timeanddate.com 372-439',
+        'Weather information for San Francisco, CA, US 440-494',
+        'weather.gov 496-612',
+        'wunderground.com 613-666',
+        'weather.gov 667-747',
+        'accuweather.com 749-875',
+        'timeanddate.com 749-875',
+        'Weather information for San Francisco, CA, US 876-926',
+      ],
+      'UTF-8 byte offsets (235-375: four ° before the end) become UTF-16 ones',
+    );
+    for (const c of cites) {
+      const segment = (c.raw as { groundingSupport: { segment: { text: string } } }).groundingSupport.segment;
+      t.equal(text.slice(c.start, c.end), segment.text, `the cited range is the support's text (${c.start})`);
+      t.equal(c.index, 0);
+    }
+    t.equal(cites[0]!.url, 'https://www.google.com/search?q=weather+in+San Francisco, CA,+US');
+    t.match(cites[1]!.url!, /^https:\/\/vertexaisearch\.cloud\.google\.com\/grounding-api-redirect\//);
     t.same(usageOf(evs), usage(17 + 102, 241 + 412, 772, 412));
   },
   'gemini-sse/pydantic-ai--structured-output-with-search.sse': (t, evs) => {
-    t.same(JSON.parse(textOf(evs)), { city: 'Mexico City', country: 'Mexico' });
+    const text = textOf(evs);
+    t.same(JSON.parse(text), { city: 'Mexico City', country: 'Mexico' });
+    const args = '{"queries":["largest city in Mexico"]}';
+    t.same(hosted(evs).slice(0, 4), [
+      'tool_start 0 d6vd9r5q google_search_web provider',
+      `tool_delta 0 d6vd9r5q ${args} provider`,
+      `tool_done 0 d6vd9r5q google_search_web ${args} provider`,
+      'tool_result 1 d6vd9r5q google_search_web',
+    ]);
+    t.match((of(evs, 'tool_result')[0]!.result as { search_suggestions: string }).search_suggestions, /^<style>/, 'the toolResponse.response as received');
+    const cites = of(evs, 'citation');
+    t.same(
+      cites.map((c) => `${c.index} ${c.title ?? '-'} ${c.start}-${c.end}`),
+      ['2 sa.gov 0-50', '2 vynmsa.com 0-50', '2 worldatlas.com 0-50', '2 - 0-50'],
+      'one support citing four chunks: four citations of the text block',
+    );
+    t.equal(cites[3]!.url, 'https://www.google.com/search?q=time+in+Mexico');
+    t.equal(text.slice(0, 50), '{\n  "city": "Mexico City",\n  "country": "Mexico"\n}');
     const raws = rawPayloads(evs).map((p) => JSON.stringify(p));
-    t.equal(raws.length, 3);
-    t.match(raws[0], /"toolCall":\{"toolType":"GOOGLE_SEARCH_WEB","args":\{"queries":\["largest city in Mexico"\]\}/);
-    t.match(raws[1], /"toolResponse"/);
-    t.match(raws[2], /"groundingMetadata"/);
+    t.equal(raws.length, 1);
+    t.match(raws[0], /"searchEntryPoint"/);
     t.same(of(evs, 'signature').map((s) => s.index), [0, 1, 2]);
     t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+    t.same(finalsOf(evs)[0]!.toolCalls, []);
   },
   'gemini-sse/pydantic-ai--text-basic.sse': (t, evs) => {
     t.same(view(evs), [
@@ -567,11 +983,11 @@ const corpusChecks: Record<string, FileCheck> = {
   },
   'gemini-sse/pydantic-ai--url-context.sse': (t, evs) => {
     t.equal(textOf(evs), 'Pydantic AI Gateway is now available!');
-    const raws = rawPayloads(evs).map((p) => JSON.stringify(p));
-    t.equal(raws.length, 2);
-    t.match(raws[0], /"urlContextMetadata".*URL_RETRIEVAL_STATUS_SUCCESS/);
-    t.match(raws[1], /"groundingChunks"/);
+    // The retrieved URL (urlContextMetadata, chunk 1) is the one the grounding support cites (chunk 2): one citation.
+    t.same(view(of(evs, 'citation')), [{ type: 'citation', index: 0, url: 'https://ai.pydantic.dev', title: 'Pydantic AI', start: 0, end: 37 }]);
+    t.equal(of(evs, 'raw').length, 0, 'nothing is left raw');
     t.same(usageOf(evs), usage(32 + 4610, 25 + 37, 4704, 37));
+    t.same(finalsOf(evs)[0]!.citations, [{ index: 0, url: 'https://ai.pydantic.dev', title: 'Pydantic AI', start: 0, end: 37 }]);
   },
   'gemini-sse/pydantic-ai--usage-mid-stream.sse': (t, evs) => {
     t.equal(textOf(evs), Array.from({ length: 30 }, (_, i) => String(i + 1)).join('\n'));
@@ -689,7 +1105,7 @@ const corpusChecks: Record<string, FileCheck> = {
 
 t.test('corpus', (t) => {
   const files = corpusFiles(['gemini-sse', 'gemini-json-array']);
-  t.equal(files.length, 30, 'all 30 corpus files are found');
+  t.equal(files.length, 33, 'all 33 corpus files are found');
   for (const file of files) {
     t.test(file.name, (t) => {
       const evs = check(t, file.bytes, {}, true);

@@ -5,6 +5,17 @@
  * last usageMetadata and finishReason). Every gemini-sse and gemini-json-array
  * corpus file and every fixture of fixtures/gemini.
  *
+ * Calls: the SDK's `functionCalls` are every functionCall part; the client's
+ * calls (our `toolCalls`) are those the model's own content does not answer
+ * with a functionResponse (server-side MCP runs the others). The calls the
+ * provider runs (executableCode, toolCall, such a functionCall) and their
+ * results are compared with our content's provider-executed blocks; inlineData
+ * images with our file blocks; the grounding / URL context / citation sources'
+ * URLs with our citations'.
+ *
+ * Integer enums (Vertex `enum-encoding=int`): the SDK passes them through as
+ * numbers; they are read by the proto's numbering here.
+ *
  * The SDK only reads `alt=sse` framing: a JSON-array body ends in "Incomplete
  * JSON segment at the end". For those files the SDK reads the array's elements
  * re-framed as SSE (same payloads, `data: <json>\r\n\r\n`), while we read the
@@ -84,7 +95,18 @@ class Args {
 interface CandidateView extends ChoiceView {
   /** Ids the SDK gave (undefined: Gemini sent none, we make one up). */
   sdkIds: (string | undefined)[];
+  /** The provider-executed calls and their results, in order (as our content's blocks). */
+  hosted: Json[];
+  /** inlineData parts that are not audio. */
+  files: { mimeType: string | null; data: string }[];
+  /** URLs of the grounding chunks, retrieved URL context and citation sources. */
+  urls: string[];
 }
+
+// google/cloud/aiplatform/v1 content.proto Candidate.FinishReason and prediction_service.proto BlockedReason numbering.
+const FINISH_NAMES = ['FINISH_REASON_UNSPECIFIED', 'STOP', 'MAX_TOKENS', 'SAFETY', 'RECITATION', 'OTHER', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'MALFORMED_FUNCTION_CALL'];
+const BLOCK_NAMES = ['BLOCKED_REASON_UNSPECIFIED', 'SAFETY', 'OTHER', 'BLOCKLIST', 'PROHIBITED_CONTENT'];
+const nameOf = (v: unknown, names: string[]): string | undefined => (typeof v === 'number' ? (names[v] ?? String(v)) : (v as string | undefined));
 
 const REFUSALS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION']);
 
@@ -106,13 +128,48 @@ function candidateView(chunks: GenerateContentResponse[], k: number): CandidateV
   let text = '';
   let reasoning = '';
   let finish: string | null = null;
-  const calls: { id: string | undefined; name: string; args: Json | Args }[] = [];
+  const calls: { id: string | undefined; name: string; args: Json | Args; server?: true }[] = [];
+  const hosted: { block: Json; call?: (typeof calls)[number] }[] = [];
+  const files: { mimeType: string | null; data: string }[] = [];
+  const urls = new Set<string>();
   let streaming: Args | null = null;
   for (const chunk of chunks) {
     (chunk.candidates ?? []).forEach((cand, position) => {
       if ((cand.index ?? position) !== k) return;
+      for (const g of cand.groundingMetadata?.groundingChunks ?? []) {
+        const uri = g.web?.uri ?? g.retrievedContext?.uri ?? g.maps?.uri;
+        if (uri !== undefined) urls.add(uri);
+      }
+      for (const m of cand.urlContextMetadata?.urlMetadata ?? []) {
+        if (m.retrievedUrl !== undefined && nameOf(m.urlRetrievalStatus, []) === 'URL_RETRIEVAL_STATUS_SUCCESS') urls.add(m.retrievedUrl);
+      }
+      for (const c of cand.citationMetadata?.citations ?? []) if (c.uri !== undefined) urls.add(c.uri);
       for (const p of (cand.content?.parts ?? []) as Part[]) {
         const fc = p.functionCall;
+        const fr = p.functionResponse;
+        if (fr !== undefined) {
+          // The model's own content answers a call: the server ran it (server-side MCP).
+          const call = calls.find((c) => c.server === undefined && ((fr.id !== undefined && c.id === fr.id) || c.name === fr.name));
+          if (call !== undefined) {
+            call.server = true;
+            hosted.push({ block: { type: 'tool_call', name: call.name, arguments: call.args as Json, providerExecuted: true }, call });
+          }
+          hosted.push({ block: { type: 'tool_result', name: call?.name ?? fr.name ?? '', result: (fr.response ?? null) as Json } });
+        } else if (p.executableCode !== undefined) {
+          const args: { [key: string]: Json } = {};
+          if (p.executableCode.language !== undefined) args['language'] = nameOf(p.executableCode.language, ['LANGUAGE_UNSPECIFIED', 'PYTHON'])!;
+          if (p.executableCode.code !== undefined) args['code'] = p.executableCode.code;
+          hosted.push({ block: { type: 'tool_call', name: 'code_execution', arguments: args, providerExecuted: true } });
+        } else if (p.codeExecutionResult !== undefined) {
+          const ok = nameOf(p.codeExecutionResult.outcome, ['OUTCOME_UNSPECIFIED', 'OUTCOME_OK']) === 'OUTCOME_OK';
+          hosted.push({ block: { type: 'tool_result', name: 'code_execution', result: p.codeExecutionResult as Json, ...(ok ? {} : { isError: true }) } });
+        } else if (p.toolCall !== undefined) {
+          hosted.push({ block: { type: 'tool_call', name: String(p.toolCall.toolType).toLowerCase(), arguments: (p.toolCall.args ?? {}) as Json, providerExecuted: true } });
+        } else if (p.toolResponse !== undefined) {
+          hosted.push({ block: { type: 'tool_result', name: String(p.toolResponse.toolType).toLowerCase(), result: (p.toolResponse.response ?? null) as Json } });
+        } else if (p.inlineData?.data !== undefined && !(p.inlineData.mimeType ?? '').startsWith('audio/')) {
+          files.push({ mimeType: p.inlineData.mimeType ?? null, data: p.inlineData.data });
+        }
         if (fc !== undefined) {
           if ((fc.name === undefined || fc.name === '') && streaming !== null) {
             if (fc.partialArgs !== undefined) streaming.apply(fc.partialArgs);
@@ -133,18 +190,22 @@ function candidateView(chunks: GenerateContentResponse[], k: number): CandidateV
           else text += p.text;
         }
       }
-      if (cand.finishReason !== undefined) finish = cand.finishReason;
+      if (cand.finishReason !== undefined) finish = nameOf(cand.finishReason, FINISH_NAMES) ?? null;
     });
   }
-  const toolCalls = calls.map((c) => ({ id: c.id ?? '', name: c.name, arguments: c.args instanceof Args ? (c.args.root as Json) : c.args }));
+  const client = calls.filter((c) => c.server === undefined);
+  const toolCalls = client.map((c) => ({ id: c.id ?? '', name: c.name, arguments: c.args instanceof Args ? (c.args.root as Json) : c.args }));
   return {
     text,
     refusal: null,
     reasoning,
     toolCalls,
-    stopReason: stopOf(finish, calls.length > 0),
+    stopReason: stopOf(finish, client.length > 0),
     providerReason: finish,
-    sdkIds: calls.map((c) => c.id),
+    sdkIds: client.map((c) => c.id),
+    hosted: hosted.map((h) => h.block),
+    files,
+    urls: [...urls].sort(),
   };
 }
 
@@ -180,8 +241,21 @@ function signaturesOf(chunks: GenerateContentResponse[]): string[] {
 }
 
 function blockReasonOf(chunks: GenerateContentResponse[]): string | null {
-  for (const c of chunks) if (c.promptFeedback?.blockReason !== undefined) return c.promptFeedback.blockReason;
+  for (const c of chunks) if (c.promptFeedback?.blockReason !== undefined) return nameOf(c.promptFeedback.blockReason, BLOCK_NAMES)!;
   return null;
+}
+
+/** Our provider-executed calls and results (ids aside: the SDK's parts pair them by position), files and cited URLs. */
+function ourExtras(f: FinalResult): { hosted: Json[]; files: { mimeType: string | null; data: string }[]; urls: string[] } {
+  const hosted: Json[] = [];
+  const files: { mimeType: string | null; data: string }[] = [];
+  for (const b of f.content) {
+    if (b.type === 'tool_call' && b.providerExecuted === true) hosted.push({ type: 'tool_call', name: b.name, arguments: b.arguments, providerExecuted: true });
+    else if (b.type === 'tool_result') hosted.push({ type: 'tool_result', name: b.name, result: b.result, ...(b.isError === true ? { isError: true } : {}) });
+    else if (b.type === 'file') files.push({ mimeType: b.mimeType, data: b.data });
+  }
+  const urls = [...new Set(f.citations.flatMap((c) => (c.url === undefined ? [] : [c.url])))].sort();
+  return { hosted, files, urls };
 }
 
 /** Our choice k against the SDK's candidate k: everything, with made-up ids where Gemini sent none. */
@@ -190,7 +264,7 @@ function compareChoice(tt: Test, ours: ChoiceView | undefined, sdk: CandidateVie
     tt.fail(`we have no choice ${k}`);
     return;
   }
-  const { sdkIds, ...expected } = sdk;
+  const { sdkIds, hosted: _hosted, files: _files, urls: _urls, ...expected } = sdk;
   // Gemini sends no call id (Vertex/AI Studio leave functionCall.id out); we make one up: call_<block>.
   const ids = ours.toolCalls.map((c, i) => (sdkIds[i] === undefined ? undefined : c.id));
   tt.strictSame(ids, sdkIds, `choice ${k}: the ids Gemini sent are kept`);
@@ -267,6 +341,12 @@ t.test('every gemini input: our final matches the SDK chunks, concatenated', asy
       else tt.strictSame(ours.errors.map((e) => e.code), ['incomplete_stream'], 'a stream without finishReason is reported cut');
       tt.equal(ours.choices?.length ?? 1, Math.max(1, ks.length), 'choice count');
       ks.forEach((k, i) => compareChoice(tt, ourChoice(ours, k), views[i]!, k, complete));
+      if (ks.length === 1) {
+        const extras = ourExtras(ours);
+        tt.strictSame(extras.hosted, views[0]!.hosted, 'provider-executed calls and their results (content)');
+        tt.strictSame(extras.files, views[0]!.files, 'files (content)');
+        tt.strictSame(extras.urls, views[0]!.urls, 'cited URLs');
+      }
     });
   }
 });

@@ -6,7 +6,7 @@ import { FRAMING_OPTIONS, type FramingOption } from '../framing/detect.js';
 import { dialectNames } from '../dialects/registry.js';
 import { SEVERITY, type AnomalyCode, type Severity } from '../doctor/report.js';
 
-export type CliOut = 'frames' | 'events' | 'final' | 'text' | 'rows';
+export type CliOut = 'frames' | 'events' | 'final' | 'text' | 'rows' | 'parquet';
 
 export interface CliOptions {
   command: 'run' | 'doctor' | 'help' | 'doctor-help' | 'version';
@@ -21,6 +21,8 @@ export interface CliOptions {
   audioOut: string | null;
   /** --files-out: where generated files (images, inlineData parts) are written. */
   filesOut: string | null;
+  /** --output: the file --out parquet writes (Parquet is a file format, not a stream: it never goes to stdout). */
+  output: string | null;
   /** doctor: one JSON report per input instead of the text. */
   json: boolean;
   /** --records: each input line is a JSON record holding one capture; one output line per input line. */
@@ -134,9 +136,9 @@ other inputs are still examined), 70 on an internal error (a worker that
 failed on an input, named on stderr). When several apply, the highest wins.`;
 
 /** Options of the stream modes that doctor does not take. */
-const RUN_ONLY = ['out', 'raw', 'positions', 'strict', 'progress', 'audio-out', 'files-out', 'records', 'body-field', 'base64-field', 'path-field'] as const;
+const RUN_ONLY = ['out', 'output', 'raw', 'positions', 'strict', 'progress', 'audio-out', 'files-out', 'records', 'body-field', 'base64-field', 'path-field'] as const;
 
-const OUTS: CliOut[] = ['frames', 'events', 'final', 'text', 'rows'];
+const OUTS: CliOut[] = ['frames', 'events', 'final', 'text', 'rows', 'parquet'];
 
 /** The options naming a record field, which only --records reads. */
 const FIELD_OPTIONS = ['body-field', 'base64-field', 'path-field'] as const;
@@ -150,9 +152,13 @@ writes one JSON object per line (or plain text with --out text, its errors
 on stderr).
 
 Options:
-  --out <mode>        frames | events | final | text | rows (default: events);
-                      rows: one flat row per final, the same columns for
-                      every dialect
+  --out <mode>        frames | events | final | text | rows | parquet (default:
+                      events); rows: one flat row per final, the same
+                      columns for every dialect; parquet: the same rows in
+                      a Parquet file (needs --output and the package
+                      @duckdb/node-api)
+  -o, --output <file> --out parquet: the Parquet file to write (replaced
+                      once the run is done)
 ${DIALECT_HELP}
 ${FRAMING_HELP}
   --raw               include raw events (provider events with no unified type)
@@ -215,6 +221,7 @@ export function parseCli(argv: string[]): CliOptions {
         progress: { type: 'boolean' },
         'audio-out': { type: 'string' },
         'files-out': { type: 'string' },
+        output: { type: 'string', short: 'o' },
         json: { type: 'boolean' },
         records: { type: 'boolean' },
         'body-field': { type: 'string' },
@@ -252,7 +259,9 @@ export function parseCli(argv: string[]): CliOptions {
   if (!OUTS.includes(out)) throw new UsageError(`unknown --out '${v.out}' (expected ${OUTS.join(', ')})`);
   const fields = recordFields(v, records);
   if (records) {
-    if (out !== 'final' && out !== 'rows') throw new UsageError(`--records writes records with their finals (the default, --out final) or rows (--out rows), not --out ${out}`);
+    if (out !== 'final' && out !== 'rows' && out !== 'parquet') {
+      throw new UsageError(`--records writes records with their finals (the default, --out final) or rows (--out rows, --out parquet), not --out ${out}`);
+    }
     if (v['audio-out'] !== undefined) throw new UsageError('--audio-out is not an option of --records');
     if (v['files-out'] !== undefined) throw new UsageError('--files-out is not an option of --records');
   }
@@ -268,6 +277,7 @@ export function parseCli(argv: string[]): CliOptions {
     progress: v.progress ?? null,
     audioOut: v['audio-out'] ?? null,
     filesOut: v['files-out'] ?? null,
+    output: outputOption(v.output, out),
     json: v.json ?? false,
     records,
     ...fields,
@@ -275,6 +285,17 @@ export function parseCli(argv: string[]): CliOptions {
     jobsAuto: v.jobs === undefined,
     files: files.length === 0 ? ['-'] : files,
   };
+}
+
+/** --output: the file of --out parquet, which needs one; no other mode takes it (they write to stdout). */
+function outputOption(value: string | undefined, out: CliOut): string | null {
+  if (out !== 'parquet') {
+    if (value !== undefined) throw new UsageError(`--output is for --out parquet; --out ${out} writes to standard output (redirect it: > file)`);
+    return null;
+  }
+  if (value === undefined || value === '') throw new UsageError('--out parquet writes a file: name it with --output <file> (e.g. --output rows.parquet)');
+  if (value === '-') throw new UsageError('--out parquet cannot write to standard output (a Parquet file ends with its index): name a file with --output');
+  return value;
 }
 
 /** --jobs: a whole number from 1 to MAX_JOBS; the number of cores when not given. */
@@ -313,6 +334,7 @@ function defaults(): CliOptions {
     progress: null,
     audioOut: null,
     filesOut: null,
+    output: null,
     json: false,
     records: false,
     bodyField: 'body',

@@ -42,6 +42,16 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return EXIT_OK;
   }
   if (io.stdinIsTTY === true && !opts.quiet && opts.files.includes('-')) io.stderr.write(TERMINAL_HINT);
+  if (opts.out === 'parquet') {
+    // --out rows into a file DuckDB then writes as Parquet: DuckDB is loaded only for this
+    const parquet = await import('./parquet.js');
+    return parquet.runParquet(opts, io, runCommand);
+  }
+  return runCommand(opts, io);
+}
+
+/** The command itself, once its options are known (--out parquet runs it with --out rows, stdout a file). */
+async function runCommand(opts: CliOptions, io: CliIO): Promise<number> {
   const output = new Output(io);
   // worker threads when there is more than one input to share out (records: many records)
   if (opts.jobs > 1 && (opts.records || opts.files.filter((f) => f !== '-').length > 1)) {

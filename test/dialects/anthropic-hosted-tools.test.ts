@@ -451,6 +451,51 @@ t.test('programmatic tool calling: a tool_use block already in message_start is 
   t.end();
 });
 
+t.test('programmatic tool calling, recorded (vercel-ai--programmatic-tool-calling.ndjson): 15 responses, 13 of them whole in message_start', (t) => {
+  const bytes = corpus.get('vercel-ai--programmatic-tool-calling.ndjson')!;
+  const finals = runStage(createFinalAccumulator(), decode(bytes));
+  t.equal(finals.length, 15, 'fifteen responses');
+  const [first, last] = [finals[0]!, finals[14]!];
+  t.equal(first.id, 'msg_01ERcBqAvLTHWQDk9c9qJLWC');
+  t.strictSame(
+    outline(first.content).map((l) => l.replace(/^(call \S+ code_execution) \{"code":".*"\}( provider)$/s, '$1 …$2')),
+    ['text', 'call srvtoolu_01MzSrFWsmzBdcoQkGWLyRjK code_execution … provider', 'call toolu_019jKkXz4jAdwHweHBw92CVY rollDie {"player":"player1"}'],
+  );
+  t.strictSame(first.toolCalls, [{ id: 'toolu_019jKkXz4jAdwHweHBw92CVY', name: 'rollDie', arguments: { player: 'player1' } }], 'the code calls the client tool');
+  t.equal(first.stopReason, 'tool_use');
+  // Responses 1-13: message_start holds the next rollDie call and stop_reason tool_use; message_stop follows.
+  const calls = [
+    ['toolu_015dGLMbwBKv1ZRQr6KdJzeH', 'player2'],
+    ['toolu_01YYqBNq5mk1wMtv3PAqY44m', 'player1'],
+    ['toolu_018WxjDkQG8h7i63poySGT2x', 'player2'],
+    ['toolu_014ch4D3vbx928ddwxMvMvF1', 'player1'],
+    ['toolu_01QtZ46GWS93Z5ZaSifgGNnq', 'player2'],
+    ['toolu_012Zvp8FdgvjVGkmbHSU4EZk', 'player1'],
+    ['toolu_01CMz8Jhv6EfnzHQzEMdpHut', 'player2'],
+    ['toolu_01PfH6ADzq8Yct5jeRY9QkS2', 'player1'],
+    ['toolu_013DE3qaKvBMheZXUhwkvpdF', 'player2'],
+    ['toolu_01MTRMy9BEvFHWR7hpCWc4nJ', 'player1'],
+    ['toolu_01CXqv27ozPihE5nj6eA3Joc', 'player2'],
+    ['toolu_01K6ST6orjmPHHwM8rwLj1n9', 'player1'],
+    ['toolu_01QcWWQcQ1pd7nx9xohX4zAr', 'player2'],
+  ];
+  t.strictSame(
+    finals.slice(1, 14).map((f) => ({ toolCalls: f.toolCalls, content: f.content.length, stop: [f.stopReason, f.providerReason], output: f.usage.outputTokens })),
+    calls.map(([id, player]) => ({
+      toolCalls: [{ id: id!, name: 'rollDie', arguments: { player: player! } }],
+      content: 1,
+      stop: ['tool_use', 'tool_use'],
+      output: 0,
+    })),
+  );
+  t.equal(finals[1]!.id, 'msg_01KSVw3xmXbMNJPNMt46BC5W');
+  t.equal(last.id, 'msg_01CfmDducyrt61n4Q7QS8VFK');
+  t.strictSame(outline(last.content), ['result srvtoolu_01MzSrFWsmzBdcoQkGWLyRjK ', 'text'], "the code's result, its call in the first response");
+  t.match(results(last)[0], { type: 'code_execution_result', stdout: /^=== DICE GAME: First to 3 Wins ===\n/, stderr: '', return_code: 0 });
+  t.strictSame([last.stopReason, last.providerReason, last.usage.inputTokens, last.usage.outputTokens], ['end', 'end_turn', 4551, 197]);
+  t.end();
+});
+
 const STOP = { type: 'message_stop' };
 
 t.test('message_start content: every block kind, in unified index order, then streamed blocks after them', (t) => {

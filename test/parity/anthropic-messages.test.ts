@@ -9,7 +9,10 @@ import type { Json, StopReason, Usage } from '../../lib/events.js';
 import { bothRan, endsInError, failedAsDocumented, oneFinal, str } from '../helpers/parity.js';
 import { anthropicFinal, NO_USAGE, ourFinals, parityInputs, parsedArguments, type AnthropicOutcome } from '../helpers/sdk.js';
 
-const inputs = parityInputs(['anthropic-messages'], ['anthropic-messages', 'quickstart']);
+const all = parityInputs(['anthropic-messages'], ['anthropic-messages', 'quickstart']);
+/** One response per input, as the SDK reads it; `.ndjson` captures (responses back to back, no SSE framing) are compared below. */
+const inputs = all.filter((i) => !i.name.endsWith('.ndjson'));
+const logs = all.filter((i) => i.name.endsWith('.ndjson'));
 
 // ---- the SDK's Message, mapped to our semantics ----
 
@@ -276,4 +279,34 @@ t.test('tool input the SDK does not assemble (mcp_tool_use) or repairs (cut JSON
   t.equal(ours2?.toolCalls[0]?.arguments, streamed, 'we keep the text as streamed');
   t.equal(ours2?.stopReason, 'max_tokens', 'the response itself ended normally (max_tokens)');
   t.same(ours2?.errors.map((e) => e.code), ['invalid_tool_arguments'], 'and the cut input is an error of ours');
+});
+
+/**
+ * A capture stored as events one per line, several responses back to back
+ * (vercel-ai--programmatic-tool-calling.ndjson): we read the file whole; the
+ * SDK reads each response, framed as the SSE the API sent (`event: <type>`,
+ * `data: <line>`), one request each.
+ */
+t.test('logs of several responses: each of our finals matches finalMessage() of that response', async (t) => {
+  t.ok(logs.length >= 1, `${logs.length} logs`);
+  for (const log of logs) {
+    await t.test(log.name, async (tt) => {
+      const responses: string[][] = [];
+      for (const line of log.bytes.toString('utf8').split('\n')) {
+        if (line.trim() === '') continue;
+        if ((JSON.parse(line) as { type?: string }).type === 'message_start') responses.push([]);
+        responses.at(-1)!.push(line);
+      }
+      const { finals, thrown } = await ourFinals(log.bytes, 'anthropic-messages');
+      tt.equal(thrown, null, 'wirefold did not throw');
+      tt.equal(finals.length, responses.length, `${responses.length} finals`);
+      for (const [k, lines] of responses.entries()) {
+        const framed = lines.map((l) => `event: ${(JSON.parse(l) as { type: string }).type}\ndata: ${l}\n\n`).join('');
+        const sdk = await anthropicFinal(Buffer.from(framed, 'utf8'));
+        tt.equal(sdk.error, undefined, `response ${k}: the SDK did not fail`);
+        if (sdk.value === undefined || finals[k] === undefined) continue;
+        await tt.test(`response ${k} (${sdk.value.id})`, async (rt) => compare(rt, finals[k]!, sdk.value!, sdk.events));
+      }
+    });
+  }
 });

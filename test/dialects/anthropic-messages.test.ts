@@ -788,8 +788,15 @@ const EXPECT: Record<string, Expect> = {
 };
 
 t.test('corpus', (t) => {
-  const files = corpusFiles([DIALECT]).filter((f) => f.name.endsWith('.sse') || f.name.endsWith('.body'));
-  t.equal(files.length, 29, 'all 29 capture files');
+  // One response each; the .ndjson log of 15 responses is tested in anthropic-hosted-tools.test.ts.
+  const all = corpusFiles([DIALECT]);
+  const files = all.filter((f) => f.name.endsWith('.sse') || f.name.endsWith('.body'));
+  t.equal(files.length, 29, 'all 29 single-response capture files');
+  t.strictSame(
+    all.filter((f) => !files.includes(f)).map((f) => f.name),
+    [`${DIALECT}/vercel-ai--programmatic-tool-calling.ndjson`],
+    'and the one log',
+  );
   for (const file of files) {
     const base = file.name.slice(DIALECT.length + 1);
     t.test(base, (t) => {

@@ -8,11 +8,13 @@ import { AbortError, StreamError } from '../errors.js';
 import { CREATE_STREAM_OPTIONS } from './option-keys.js';
 import type { ErrorEvent, UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
-import type { Emit, Stage } from '../stage.js';
+import { chain, type Emit, type Stage } from '../stage.js';
 import { makeEventsStage } from './events-stage.js';
 import { resolveStreamOptions, type CreateStreamOptions, type OutputMode, type ResolvedStreamOptions, type StreamOutput } from './stream-options.js';
 import type { RawTextSink, TextSink } from '../dialects/types.js';
 import { StageTransform } from './transform.js';
+import { makeEncoder } from '../encode/encoder.js';
+import type { LossReport, TargetName } from '../encode/types.js';
 
 export type { CreateStreamOptions, OutputMode, StreamOutput } from './stream-options.js';
 
@@ -190,6 +192,19 @@ export function createOutputStage(options: CreateStreamOptions = {}): GuardedSta
 /** The fused stage from options already resolved. */
 export function makeOutputStage(options: ResolvedStreamOptions): GuardedStage<UnifiedEvent | FinalResult | string> {
   const events = makeGuardedEventsStage(options);
+  if (options.to !== undefined) {
+    // transcoding: the events go straight into the target's encoder, in the same Transform
+    const encoder = makeEncoder({ to: options.to, strict: options.strict, onLoss: options.onLoss });
+    const fused = chain(events, encoder);
+    return {
+      push: fused.push,
+      end: fused.end,
+      abort(err, emit) {
+        events.abort(err, (ev) => encoder.push(ev, emit));
+        encoder.end(emit);
+      },
+    };
+  }
   const mode = options.output;
   if (mode === 'events') return events;
   const next: TextTakingStage<FinalResult | string> = mode === 'final' ? makeFinalAccumulator(options.limits) : createTextStage();
@@ -205,20 +220,28 @@ export function makeOutputStage(options: ResolvedStreamOptions): GuardedStage<Un
 }
 
 /** One Transform from bytes (Buffers or strings) to the chosen output, stages fused, with backpressure. */
+export function createStream(options: CreateStreamOptions & { to: TargetName }): StageTransform<Chunk, string>;
 export function createStream(options: CreateStreamOptions & { output: 'final' }): StageTransform<Chunk, FinalResult>;
 export function createStream(options: CreateStreamOptions & { output: 'text' }): StageTransform<Chunk, string>;
 export function createStream(options?: CreateStreamOptions & { output?: 'events' }): StageTransform<Chunk, UnifiedEvent>;
 export function createStream(options?: CreateStreamOptions): StageTransform<Chunk, StreamOutput<OutputMode>>;
 export function createStream<O extends StreamOutput<OutputMode>>(options?: CreateStreamOptions): StageTransform<Chunk, O> {
-  const resolved = resolveStreamOptions(options, CREATE_STREAM_OPTIONS, 'createStream()');
+  let resolved = resolveStreamOptions(options, CREATE_STREAM_OPTIONS, 'createStream()');
   const signal = resolved.signal;
+  let stream: StageTransform<Chunk, O> | null = null;
+  if (resolved.to !== undefined) {
+    // each loss report is also a 'loss' event of the stream
+    const onLoss = resolved.onLoss;
+    resolved = { ...resolved, onLoss: (report: LossReport) => (onLoss?.(report), stream?.emit('loss', report)) };
+  }
   // The overloads give each output mode its item type; the stage emits that mode's items.
   const stage = makeOutputStage(resolved) as GuardedStage<O>;
-  const stream = new StageTransform<Chunk, O>(stage, false, resolved.transform, resolved.output !== 'text');
+  const bytesOut = resolved.output === 'text' || resolved.to !== undefined;
+  stream = new StageTransform<Chunk, O>(stage, false, resolved.transform, !bytesOut);
   if (signal !== undefined) {
     const onAbort = (): void => {
       const err = abortError(signal);
-      stream.stop(err, (emit) => stage.abort(err, emit));
+      stream!.stop(err, (emit) => stage.abort(err, emit));
     };
     if (signal.aborted) onAbort();
     else {

@@ -24,6 +24,8 @@ const FINAL = optionKeys<FinalAccumulatorOptions>()(['maxBlocks', 'maxTextBytes'
 /** createStream(): every events-stage, accumulator and Transform option. */
 export const CREATE_STREAM_OPTIONS = optionKeys<CreateStreamOptions>()([
   'output',
+  'to',
+  'onLoss',
   'strict',
   'signal',
   'fastPath',
@@ -43,7 +45,9 @@ export const CREATE_STREAM_OPTIONS = optionKeys<CreateStreamOptions>()([
 ]);
 
 /** events(), finals() and read(): createStream's options but the output mode and the Transform's buffer sizes. */
-export const ITERATE_OPTIONS = CREATE_STREAM_OPTIONS.filter((k) => k !== 'output' && k !== 'highWaterMark' && k !== 'writableHighWaterMark');
+export const ITERATE_OPTIONS = CREATE_STREAM_OPTIONS.filter(
+  (k) => k !== 'output' && k !== 'to' && k !== 'onLoss' && k !== 'highWaterMark' && k !== 'writableHighWaterMark',
+);
 
 export const FRAMER_OPTIONS = [...FRAMER, ...TRANSFORM];
 export const SSE_FRAMER_OPTIONS = [...ANY_FRAMER, ...TRANSFORM];

@@ -6,6 +6,9 @@
 import type { FinalAccumulatorOptions, FinalResult } from '../accumulate/types.js';
 import type { UnifiedEvent } from '../events.js';
 import { booleanOption, choiceOption, knownOptions, optionsObject, signalOption } from '../options.js';
+import { OptionError } from '../errors.js';
+import { targetNames } from '../encode/registry.js';
+import type { LossReport, TargetName } from '../encode/types.js';
 import { resolveEventsOptions, type EventsStageOptions, type ResolvedEventsOptions } from './events-stage.js';
 import type { TransformOptions } from './transform.js';
 
@@ -33,6 +36,15 @@ export interface CreateStreamOptions extends EventsStageOptions, FinalAccumulato
    * destroyed with an AbortError (code `aborted`) once those have been read.
    */
   signal?: AbortSignal;
+  /**
+   * Write another provider's wire instead (`'openai-chat'`, `'anthropic-messages'`…): the
+   * Transform's output is then that wire's bytes, transcoded from the input. What the target
+   * cannot carry is reported per response (`onLoss` and a `'loss'` event); with `strict`, it
+   * fails the stream (`lossy_encoding`) instead. Not with `output`.
+   */
+  to?: TargetName;
+  /** With `to`: called with each response's loss report. */
+  onLoss?: (report: LossReport) => void;
 }
 
 export type StreamOutput<M extends OutputMode> = M extends 'final' ? FinalResult : M extends 'text' ? string : UnifiedEvent;
@@ -43,6 +55,9 @@ export interface ResolvedStreamOptions extends ResolvedEventsOptions {
   readonly strict: boolean;
   readonly signal: AbortSignal | undefined;
   readonly transform: TransformOptions;
+  /** Set: the output is this wire's bytes (`output` is then 'events', the encoder's input). */
+  readonly to: TargetName | undefined;
+  readonly onLoss: ((report: LossReport) => void) | undefined;
 }
 
 /**
@@ -61,8 +76,16 @@ export function resolveStreamOptions(
   const transform: TransformOptions = {};
   if (o.highWaterMark !== undefined) transform.highWaterMark = o.highWaterMark;
   if (o.writableHighWaterMark !== undefined) transform.writableHighWaterMark = o.writableHighWaterMark;
+  let to: TargetName | undefined;
+  if (o.to !== undefined) {
+    to = choiceOption<TargetName>('to', o.to, targetNames, o.to);
+    if (o.output !== undefined || output !== undefined) throw new OptionError('output', o.output ?? output, `no output mode with option to (the output is the ${to} wire)`);
+  }
+  if (o.onLoss !== undefined && typeof o.onLoss !== 'function') throw new OptionError('onLoss', o.onLoss, 'a function');
   return Object.freeze({
     ...resolveEventsOptions(o),
+    to,
+    onLoss: o.onLoss,
     output: output ?? choiceOption('output', o.output, OUTPUT_MODES, 'events'),
     strict: booleanOption('strict', o.strict, false),
     signal: signalOption(o.signal),

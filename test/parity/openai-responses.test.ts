@@ -6,10 +6,15 @@
  * (response.completed / incomplete / failed) with `output_text` added, so where
  * its accumulator rejects a stream the same snapshot is read off the SDK's plain
  * event stream (`responses.create({stream: true})`) instead.
+ *
+ * `toolCalls` is compared with the snapshot's client-run items only; hosted
+ * items (run by the platform) are compared as content: a providerExecuted
+ * tool_call, then its tool_result (and a generated image's file block); the
+ * snapshot's text annotations are compared with our citations.
  */
 import t, { type Test } from 'tap';
 import type { Response as OpenAIResponse, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import type { ContentBlock, FinalResult } from '../../lib/accumulate/types.js';
+import type { ContentBlock, FinalCitation, FinalResult } from '../../lib/accumulate/types.js';
 import type { Json, StopReason, Usage } from '../../lib/events.js';
 import { bothRan, endsInError, failedAsDocumented, oneFinal, str } from '../helpers/parity.js';
 import { NO_USAGE, openaiResponsesEvents, openaiResponsesFinal, ourFinals, parityInputs, parsedArguments } from '../helpers/sdk.js';
@@ -25,37 +30,122 @@ function items(r: OpenAIResponse): Item[] {
   return r.output as unknown as Item[];
 }
 
+type Args = ReturnType<typeof parsedArguments>;
+
+/** The object of `item`'s fields named in `keys` that it has. */
+function only(item: Item, keys: string[]): Json {
+  const out: Record<string, Json> = {};
+  for (const k of keys) if (item[k] !== undefined) out[k] = item[k] as Json;
+  return out;
+}
+
+/** The response's shell tool runs in a platform container (container_auto / container_reference). */
+function hostedShellTool(r: OpenAIResponse): boolean {
+  return ((r.tools ?? []) as unknown as Item[]).some((tool) => {
+    const env = (tool['environment'] as Item | null | undefined)?.type;
+    return tool.type === 'shell' && (env === 'container_auto' || env === 'container_reference');
+  });
+}
+
+interface CallOf {
+  id: string;
+  name: string;
+  arguments: Args;
+  /** The platform runs it (openai-node's item docs; shell by its environment, tool search by `execution`). */
+  hosted: boolean;
+}
+
 /**
- * Items that are tool calls: function (call_id, arguments), custom (call_id, input), mcp (id, arguments),
- * and the built-in tools the CLIENT executes: apply_patch (call_id, operation) and shell (call_id, action).
+ * The call an output item is. Client-run: function_call, custom_tool_call, apply_patch_call,
+ * local_shell_call, computer_call, shell_call outside a platform container, tool_search_call
+ * {execution: client}, and mcp_approval_request (the client answers it). Platform-run: web/file
+ * search, code interpreter, image generation, mcp_call, mcp_list_tools, server tool search, a shell
+ * in a platform container. A hosted call's arguments are its input fields (a web search's action
+ * without the sources it found).
  */
-function toolCallOf(item: Item): { id: string; name: string; arguments: ReturnType<typeof parsedArguments> } | null {
+function callOf(item: Item, r: OpenAIResponse): CallOf | null {
+  const id = str(item['id']);
   switch (item.type) {
-    case 'apply_patch_call':
-      return { id: str(item['call_id']), name: 'apply_patch', arguments: (item['operation'] ?? {}) as Json };
-    case 'shell_call':
-      return { id: str(item['call_id']), name: 'shell', arguments: (item['action'] ?? {}) as Json };
     case 'function_call':
-      return { id: str(item['call_id']), name: str(item['name']), arguments: parsedArguments(str(item['arguments'])) };
+      return { id: str(item['call_id']), name: str(item['name']), arguments: parsedArguments(str(item['arguments'])), hosted: false };
     case 'custom_tool_call':
-      return { id: str(item['call_id']), name: str(item['name']), arguments: parsedArguments(str(item['input'])) };
+      return { id: str(item['call_id']), name: str(item['name']), arguments: parsedArguments(str(item['input'])), hosted: false };
+    case 'apply_patch_call':
+      return { id: str(item['call_id']), name: 'apply_patch', arguments: (item['operation'] ?? {}) as Json, hosted: false };
+    case 'local_shell_call':
+      return { id: str(item['call_id']), name: 'local_shell', arguments: (item['action'] ?? {}) as Json, hosted: false };
+    case 'computer_call':
+      return { id: str(item['call_id']), name: 'computer', arguments: (item['action'] ?? {}) as Json, hosted: false };
+    case 'shell_call': {
+      const env = (item['environment'] as Item | null | undefined)?.type;
+      const hosted = env === 'container_reference' || (env !== 'local' && hostedShellTool(r));
+      return { id: str(item['call_id']), name: 'shell', arguments: (item['action'] ?? {}) as Json, hosted };
+    }
+    case 'mcp_approval_request':
+      return { id, name: 'mcp_approval_request', arguments: only(item, ['server_label', 'name', 'arguments']), hosted: false };
+    case 'tool_search_call':
+      return { id: str(item['call_id']) || id, name: 'tool_search', arguments: (item['arguments'] ?? {}) as Json, hosted: item['execution'] === 'server' };
     case 'mcp_call':
-      return { id: str(item['id']), name: str(item['name']), arguments: parsedArguments(str(item['arguments'])) };
+      return { id, name: str(item['name']), arguments: parsedArguments(str(item['arguments'])), hosted: true };
+    case 'mcp_list_tools':
+      return { id, name: 'mcp_list_tools', arguments: only(item, ['server_label']), hosted: true };
+    case 'web_search_call': {
+      const { sources: _sources, ...input } = (item['action'] ?? {}) as Record<string, Json>;
+      return { id, name: 'web_search', arguments: input, hosted: true };
+    }
+    case 'file_search_call':
+      return { id, name: 'file_search', arguments: only(item, ['queries']), hosted: true };
+    case 'code_interpreter_call':
+      return { id, name: 'code_interpreter', arguments: only(item, ['container_id', 'code']), hosted: true };
+    case 'image_generation_call':
+      return { id, name: 'image_generation', arguments: only(item, ['revised_prompt']), hosted: true };
     default:
       return null;
   }
 }
 
+const IMAGE_MIME: Record<string, string> = { png: 'image/png', webp: 'image/webp', jpeg: 'image/jpeg' };
+
+/** The result field of the hosted items that carry their result themselves. */
+const RESULT_FIELD: Record<string, string> = { web_search_call: 'action', file_search_call: 'results', code_interpreter_call: 'outputs', mcp_call: 'output', mcp_list_tools: 'tools' };
+
+/**
+ * The result blocks that follow a hosted call's item: the item's result field or its error; an
+ * image generation's item without its base64, then the image as a file block.
+ */
+function resultsOf(item: Item, call: CallOf): ContentBlock[] {
+  const error = item['error'];
+  const failed = item['status'] === 'failed' || (error !== undefined && error !== null);
+  const block = (result: Json): ContentBlock => ({ type: 'tool_result', id: call.id, name: call.name, result, ...(failed ? { isError: true as const } : {}) });
+  if (item.type === 'image_generation_call') {
+    const { id: _id, type: _type, result, ...rest } = item;
+    const out = [block(rest as Json)];
+    if (typeof result === 'string' && result !== '') out.push({ type: 'file', mimeType: IMAGE_MIME[str(item['output_format'])] ?? 'image/png', data: result, id: call.id });
+    return out;
+  }
+  const field = RESULT_FIELD[item.type ?? ''];
+  if (error !== undefined && error !== null) return [block(error as Json)];
+  if (field !== undefined && item[field] !== undefined) return [block(item[field] as Json)];
+  return failed ? [block(null)] : [];
+}
+
+/** The output items that carry a hosted call's result apart from it, with the field holding it. */
+const RESULT_ITEMS: Record<string, string> = { shell_call_output: 'output', tool_search_output: 'tools', program_output: 'result' };
+
 /**
  * Our content blocks for the SDK's output items, in order: a reasoning item is
  * one block per summary part / reasoning_text part (its encrypted_content on the
  * last one, or a text-less block of its own when there is no text); a message is
- * one block per output_text / refusal part; calls are tool_call blocks; hosted
- * tools (web/file search, code interpreter, image generation, apply_patch…) are
- * no content. Empty parts are no block: nothing was streamed for them.
+ * one block per output_text / refusal part; a call is a tool_call block
+ * (`providerExecuted` when the platform runs it, followed by its results: see
+ * resultsOf); an output item holding a hosted call's result is a tool_result of
+ * that call. Empty parts are no block: nothing was streamed for them.
  */
 function contentOf(r: OpenAIResponse, signatures: Map<string, string>): ContentBlock[] {
   const out: ContentBlock[] = [];
+  const calls = new Map<string, CallOf>();
+  /** Server tool searches without a result yet (a tool_search_output with call_id null answers the oldest). */
+  const searches: CallOf[] = [];
   for (const item of items(r)) {
     if (item.type === 'reasoning') {
       const parts = [...((item['summary'] as Part[] | undefined) ?? []), ...((item['content'] as Part[] | undefined) ?? [])];
@@ -72,11 +162,44 @@ function contentOf(r: OpenAIResponse, signatures: Map<string, string>): ContentB
         if (p.type === 'output_text' && str(p.text) !== '') out.push({ type: 'text', text: str(p.text) });
         else if (p.type === 'refusal' && str(p.refusal) !== '') out.push({ type: 'refusal', text: str(p.refusal) });
       }
+    } else if (item.type !== undefined && RESULT_ITEMS[item.type] !== undefined) {
+      const callId = item['call_id'];
+      const call = typeof callId === 'string' ? calls.get(callId) : item.type === 'tool_search_output' ? searches.shift() : undefined;
+      if (call?.hosted === true) {
+        out.push({ type: 'tool_result', id: call.id, name: call.name, result: (item[RESULT_ITEMS[item.type]!] ?? null) as Json, ...(item['status'] === 'failed' ? { isError: true as const } : {}) });
+      }
     } else {
-      const call = toolCallOf(item);
-      if (call !== null) out.push({ type: 'tool_call', ...call });
+      const call = callOf(item, r);
+      if (call === null) continue;
+      calls.set(call.id, call);
+      if (call.hosted && item.type === 'tool_search_call') searches.push(call);
+      out.push({ type: 'tool_call', id: call.id, name: call.name, arguments: call.arguments, ...(call.hosted ? { providerExecuted: true as const } : {}) });
+      if (call.hosted) out.push(...resultsOf(item, call));
     }
   }
+  return out;
+}
+
+/** The snapshot's text annotations as our citations: the message's output index, URL or file, offsets as given. */
+function citationsOf(r: OpenAIResponse): FinalCitation[] {
+  const out: FinalCitation[] = [];
+  items(r).forEach((item, index) => {
+    if (item.type !== 'message') return;
+    for (const part of (item['content'] as Item[] | undefined) ?? []) {
+      for (const a of (part['annotations'] as Item[] | undefined) ?? []) {
+        const file = a.type === 'file_citation' || a.type === 'container_file_citation' || a.type === 'file_path';
+        if (a.type !== 'url_citation' && !file && typeof a['url'] !== 'string') continue;
+        const c: FinalCitation = { index };
+        if (typeof a['url'] === 'string') c.url = a['url'];
+        const title = typeof a['title'] === 'string' ? a['title'] : typeof a['filename'] === 'string' ? a['filename'] : undefined;
+        if (title !== undefined) c.title = title;
+        if (file) c.source = str(a['file_id']) || str(a['filename']);
+        if (typeof a['start_index'] === 'number') c.start = a['start_index'];
+        if (typeof a['end_index'] === 'number') c.end = a['end_index'];
+        out.push(c);
+      }
+    }
+  });
   return out;
 }
 
@@ -118,14 +241,11 @@ function usageOf(r: OpenAIResponse): Usage {
   };
 }
 
-/** Items that wait for the client: a completed response holding one ends in tool_use. */
-const CLIENT_CALLS = new Set(['function_call', 'custom_tool_call', 'apply_patch_call', 'shell_call']);
-
 /** status → StopReason: completed is tool_use when a client-side call was made; incomplete by its reason. */
 function stopOf(r: OpenAIResponse): { stopReason: StopReason; providerReason: string | null } {
   switch (r.status) {
     case 'completed': {
-      const called = items(r).some((i) => i.type !== undefined && CLIENT_CALLS.has(i.type));
+      const called = items(r).some((i) => callOf(i, r)?.hosted === false);
       return { stopReason: called ? 'tool_use' : 'end', providerReason: 'completed' };
     }
     case 'incomplete': {
@@ -153,9 +273,10 @@ function compare(tt: Test, name: string, ours: FinalResult, r: OpenAIResponse, e
   tt.equal(ours.reasoning, content.filter((b) => b.type === 'reasoning').map((b) => b.text).join(''), 'reasoning');
   tt.strictSame(
     ours.toolCalls,
-    content.flatMap((b) => (b.type === 'tool_call' ? [{ id: b.id, name: b.name, arguments: b.arguments }] : [])),
-    'tool calls',
+    content.flatMap((b) => (b.type === 'tool_call' && b.providerExecuted !== true ? [{ id: b.id, name: b.name, arguments: b.arguments }] : [])),
+    'tool calls: the client-run items only',
   );
+  tt.strictSame(ours.citations, citationsOf(r), 'citations: the text annotations');
   tt.strictSame(
     ours.signatures.map((s) => s.signature),
     items(r).flatMap((i) => (i.type === 'reasoning' && signatureOf(i, streamed) !== '' ? [signatureOf(i, streamed)] : [])),
@@ -202,7 +323,7 @@ const SDK_FAILS: Record<string, SdkFailure> = {
     ours: 'complete',
   },
   // This SDK version does not know `response.apply_patch_call_operation_diff.delta` and throws on it
-  // (assertNever in its accumulator). The stream is complete; apply_patch is a hosted tool: no content.
+  // (assertNever in its accumulator). The stream is complete; apply_patch_call is a client call.
   'openai-responses/vercel-ai--apply-patch.sse': { error: /Unhandled response stream event/, ours: 'complete' },
 };
 

@@ -3,10 +3,46 @@
  * with `interaction.completed` then `event: done` / `data: [DONE]`).
  * Positions are the provider's step `index`; `event_id` (the resume token)
  * becomes `cursor` on every event a payload produces.
+ *
+ * Server-run tool steps (`google_search_call`, `code_execution_call`,
+ * `url_context_call`, `google_maps_call`, `file_search_call`,
+ * `mcp_server_tool_call`, `retrieval_call`) are provider-executed calls
+ * named after the step type without `_call` (an MCP call: its tool `name`);
+ * their arguments come whole in the step or its deltas and go out at
+ * step.stop. The matching `*_result` steps are `tool_result` events (id:
+ * `call_id`, result: the `result` as received, several deltas' arrays joined;
+ * isError from `is_error`), at their step.stop.
+ *
+ * Text annotations (`text_annotation_delta`: `url_citation`, `file_citation`,
+ * `place_citation`) are citation events of their step, emitted at its
+ * step.stop, once each; `start_index`/`end_index` are UTF-8 bytes of the
+ * step's text, turned into UTF-16 offsets. Image deltas are `file` events,
+ * audio deltas `audio_delta`.
  */
-import type { Json, JsonObject, StopReason, UnifiedEvent, Usage } from '../events.js';
-import { doneEvent, errorEvent, isObject, num, obj, providerError, str, sum, usageEvent } from './helpers.js';
+import type { CitationEvent, Json, JsonObject, StopReason, UnifiedEvent, Usage } from '../events.js';
+import { arr, doneEvent, errorEvent, isObject, num, obj, providerError, str, sum, usageEvent } from './helpers.js';
+import { TextLedger } from './text-offsets.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
+
+/** Step types of the tools the server runs, and the name of their calls. */
+const SERVER_CALLS: Record<string, string> = {
+  code_execution_call: 'code_execution',
+  google_search_call: 'google_search',
+  url_context_call: 'url_context',
+  google_maps_call: 'google_maps',
+  file_search_call: 'file_search',
+  mcp_server_tool_call: 'mcp_server_tool',
+  retrieval_call: 'retrieval',
+};
+const SERVER_RESULTS: Record<string, string> = {
+  code_execution_result: 'code_execution',
+  google_search_result: 'google_search',
+  url_context_result: 'url_context',
+  google_maps_result: 'google_maps',
+  file_search_result: 'file_search',
+  mcp_server_tool_result: 'mcp_server_tool',
+  retrieval_result: 'retrieval',
+};
 
 function stopReasonOf(status: string | undefined): StopReason {
   switch (status) {
@@ -52,14 +88,60 @@ export interface InteractionsResponse extends ResponseHandler {
   openCall(index: number): InteractionsCall | undefined;
   /** An arguments fragment, not empty, of the call of step `index`: kept for its tool_call_done, and emitted. */
   argsDelta(index: number, call: InteractionsCall, text: string): void;
+  /**
+   * A text delta of step `index` that the fast path gave straight to a fused
+   * final accumulator: kept (decoded, or its wire bytes when `raw`) for the
+   * offsets of the step's citations, as textDelta keeps the ones it emits.
+   */
+  keepText(index: number, text: string, raw: boolean): void;
 }
 
 export interface InteractionsCall {
   id: string;
   name: string;
   deltas: string[];
-  /** `step.arguments` from step.start, used when no arguments_delta comes. */
+  /** `step.arguments` from step.start (or a server call's step.delta), used when no arguments_delta comes. */
   initial: Json | undefined;
+  /** A server-run tool step (see SERVER_CALLS). */
+  providerExecuted: boolean;
+}
+
+/** A server tool's result step, gathered until its step.stop. */
+interface ResultStep {
+  callId: string | undefined;
+  name: string;
+  parts: Json[];
+  isError: boolean;
+}
+
+/** A step's citation annotation → citation fields; null for an annotation that is no citation (word_info). */
+function annotationCitation(a: JsonObject, index: number): CitationEvent | null {
+  const ev: CitationEvent = { type: 'citation', index, raw: a };
+  let url: string | undefined;
+  let title: string | undefined;
+  let source: string | undefined;
+  switch (a['type']) {
+    case 'url_citation':
+      url = str(a['url']);
+      title = str(a['title']);
+      break;
+    case 'file_citation':
+      url = str(a['document_uri']);
+      title = str(a['file_name']);
+      if (url === undefined) source = str(a['source']) ?? title;
+      break;
+    case 'place_citation':
+      url = str(a['url']);
+      title = str(a['name']);
+      if (url === undefined) source = str(a['place_id']);
+      break;
+    default:
+      return null;
+  }
+  if (url !== undefined) ev.url = url;
+  if (title !== undefined) ev.title = title;
+  if (source !== undefined) ev.source = source;
+  return ev;
 }
 
 function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
@@ -67,6 +149,13 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
   let knownId: string | null = null;
   let cursor: string | number | undefined;
   const calls = new Map<number, InteractionsCall>();
+  /** Server calls' names by id, for their results. */
+  const serverNames = new Map<string, string>();
+  const results = new Map<number, ResultStep>();
+  /** Each text step's text (for its citations' offsets), its annotations, and those already seen. */
+  const texts = new Map<number, TextLedger>();
+  const annotations = new Map<number, JsonObject[]>();
+  const seenAnnotations = new Set<string>();
 
   const self = {
     emit(ev: UnifiedEvent): void {
@@ -91,26 +180,122 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
       else if (call.initial !== undefined && call.initial !== null) {
         // The whole arguments came on step.start: deliver them through the same delta path.
         args = typeof call.initial === 'string' ? call.initial : JSON.stringify(call.initial);
-        if (args !== '') self.emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: args });
+        if (args !== '') self.emit(self.provider(call, { type: 'tool_call_delta', index, id: call.id, argumentsDelta: args }));
       } else args = '';
-      self.emit({ type: 'tool_call_done', index, id: call.id, name: call.name, arguments: args });
+      self.emit(self.provider(call, { type: 'tool_call_done', index, id: call.id, name: call.name, arguments: args }));
+    },
+
+    /** Marks a server call's event. */
+    provider<E extends UnifiedEvent & { providerExecuted?: true }>(call: InteractionsCall, ev: E): E {
+      if (call.providerExecuted) ev.providerExecuted = true;
+      return ev;
+    },
+
+    signatureOf(index: number, o: JsonObject): void {
+      const sig = str(o['signature']);
+      if (sig !== undefined && sig !== '') self.emit({ type: 'signature', index, signature: sig, kind: 'thought_signature' });
     },
 
     stepStart(payload: JsonObject): void {
       const index = num(payload['index']);
       const step = obj(payload['step']);
-      if (index === undefined || step === undefined || step['type'] !== 'function_call') {
+      const type = str(step?.['type']);
+      if (index !== undefined && type !== undefined && SERVER_RESULTS[type] !== undefined) {
+        self.resultStart(index, type, step!);
+        return;
+      }
+      const server = type === undefined ? undefined : SERVER_CALLS[type];
+      if (index === undefined || step === undefined || (type !== 'function_call' && server === undefined)) {
         self.raw(payload);
         return;
       }
       const open = calls.get(index);
       if (open !== undefined) self.closeCall(index, open);
       const id = str(step['id']) || `call_${index}`;
-      const name = str(step['name']) ?? '';
-      calls.set(index, { id, name, deltas: [], initial: step['arguments'] });
-      self.emit({ type: 'tool_call_start', index, id, name });
-      const sig = str(step['signature']);
-      if (sig !== undefined && sig !== '') self.emit({ type: 'signature', index, signature: sig, kind: 'thought_signature' });
+      const name = (type === 'mcp_server_tool_call' ? str(step['name']) : server) ?? str(step['name']) ?? '';
+      const call: InteractionsCall = { id, name, deltas: [], initial: step['arguments'], providerExecuted: server !== undefined };
+      calls.set(index, call);
+      if (server !== undefined) serverNames.set(id, name);
+      self.emit(self.provider(call, { type: 'tool_call_start', index, id, name }));
+      self.signatureOf(index, step);
+    },
+
+    resultStart(index: number, type: string, step: JsonObject): void {
+      const callId = str(step['call_id']);
+      const name = (callId === undefined ? undefined : serverNames.get(callId)) ?? str(step['name']) ?? SERVER_RESULTS[type]!;
+      const result: ResultStep = { callId, name, parts: [], isError: step['is_error'] === true };
+      if (step['result'] !== undefined) result.parts.push(step['result']);
+      results.set(index, result);
+      self.signatureOf(index, step);
+    },
+
+    /** A result step's end: its tool_result. */
+    closeResult(index: number, r: ResultStep): void {
+      results.delete(index);
+      let result: Json;
+      if (r.parts.length === 0) result = null;
+      else if (r.parts.length === 1) result = r.parts[0]!;
+      else if (r.parts.every((p) => Array.isArray(p))) result = (r.parts as Json[][]).flat();
+      else result = r.parts;
+      const ev: UnifiedEvent = { type: 'tool_result', index, id: r.callId || `call_${index}`, name: r.name, result };
+      if (r.isError) ev.isError = true;
+      self.emit(ev);
+    },
+
+    /** The step's citations: its annotations, offsets turned from the step's UTF-8 bytes into UTF-16. */
+    closeAnnotations(index: number): void {
+      const list = annotations.get(index);
+      if (list === undefined) return;
+      annotations.delete(index);
+      const text = texts.get(index);
+      const bytes: number[] = [];
+      for (const a of list) {
+        const s = num(a['start_index']);
+        const e = num(a['end_index']);
+        if (e !== undefined) bytes.push(s ?? 0, e);
+      }
+      const utf16 = text === undefined || bytes.length === 0 ? null : text.utf16(bytes);
+      for (const a of list) {
+        const ev = annotationCitation(a, index)!;
+        const e = num(a['end_index']);
+        if (utf16 !== null && e !== undefined) {
+          const start = utf16.get(num(a['start_index']) ?? 0);
+          const end = utf16.get(e);
+          const span = start === undefined || end === undefined ? null : text!.span(start, end, undefined);
+          if (span !== null) {
+            ev.start = span.start;
+            ev.end = span.end;
+          }
+        }
+        self.emit(ev);
+      }
+    },
+
+    /** Annotations of step `index`: kept for its step.stop; false when some are no citation (the payload stays raw). */
+    annotate(index: number, list: Json[]): boolean {
+      let all = true;
+      for (const item of list) {
+        const a = obj(item);
+        if (a === undefined || annotationCitation(a, index) === null) {
+          all = false;
+          continue;
+        }
+        const key = `${index}\n${JSON.stringify(a)}`;
+        if (seenAnnotations.has(key)) continue;
+        seenAnnotations.add(key);
+        let pending = annotations.get(index);
+        if (pending === undefined) annotations.set(index, (pending = []));
+        pending.push(a);
+      }
+      return all;
+    },
+
+    /** Closes what is still open: calls (all, or those with complete arguments), results, citations. */
+    closeAll(completeOnly: boolean): void {
+      if (completeOnly) self.closeCompleteCalls();
+      else for (const [index, call] of calls) self.closeCall(index, call);
+      for (const [index, r] of results) self.closeResult(index, r);
+      for (const index of [...annotations.keys()]) self.closeAnnotations(index);
     },
 
     stepDelta(payload: JsonObject): void {
@@ -148,25 +333,68 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
           self.argsDelta(index, call, text);
           return;
         }
+        case 'text_annotation_delta': {
+          const list = arr(delta['annotations']);
+          if (list === undefined || !self.annotate(index, list)) break;
+          return;
+        }
+        case 'image': {
+          const data = str(delta['data']);
+          if (data === undefined || data === '') break;
+          self.emit({ type: 'file', index, mimeType: str(delta['mime_type']) ?? null, data });
+          return;
+        }
+        case 'audio': {
+          const data = str(delta['data']);
+          if (data === undefined || data === '') break;
+          self.emit({ type: 'audio_delta', index, mimeType: str(delta['mime_type']) ?? null, data });
+          return;
+        }
+        default: {
+          const type = str(delta['type']);
+          if (type === undefined) break;
+          const call = calls.get(index);
+          if (call !== undefined && call.providerExecuted && SERVER_CALLS[type] !== undefined) {
+            // A server call's arguments, whole: they replace the step's (sent at step.stop).
+            if (delta['arguments'] !== undefined) call.initial = delta['arguments'];
+            self.signatureOf(index, delta);
+            return;
+          }
+          const result = results.get(index);
+          if (result !== undefined && SERVER_RESULTS[type] !== undefined) {
+            if (delta['result'] !== undefined) result.parts.push(delta['result']);
+            if (delta['is_error'] === true) result.isError = true;
+            self.signatureOf(index, delta);
+            return;
+          }
+        }
       }
       self.raw(payload);
     },
 
     stepStop(payload: JsonObject): void {
       const index = num(payload['index']);
-      const call = index === undefined ? undefined : calls.get(index);
-      if (call === undefined) {
+      if (index === undefined) {
         self.raw(payload);
         return;
       }
-      self.closeCall(index!, call);
+      const call = calls.get(index);
+      const result = results.get(index);
+      const cited = annotations.has(index);
+      if (call === undefined && result === undefined && !cited) {
+        self.raw(payload);
+        return;
+      }
+      if (call !== undefined) self.closeCall(index, call);
+      if (result !== undefined) self.closeResult(index, result);
+      if (cited) self.closeAnnotations(index);
     },
 
     completed(payload: JsonObject): void {
       const interaction = obj(payload['interaction']);
       self.ensureStart(str(interaction?.['id']) ?? null, str(interaction?.['model']) ?? null);
       // The interaction is over: every call's arguments are complete.
-      for (const [index, call] of calls) self.closeCall(index, call);
+      self.closeAll(false);
       const status = str(interaction?.['status']);
       const stopReason = stopReasonOf(status);
       if (stopReason === 'error') {
@@ -205,7 +433,17 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
     },
 
     textDelta(index: number, reasoning: boolean, text: string): void {
-      self.emit(reasoning ? { type: 'reasoning_delta', index, text } : { type: 'text_delta', index, text });
+      if (reasoning) self.emit({ type: 'reasoning_delta', index, text });
+      else {
+        self.keepText(index, text, false);
+        self.emit({ type: 'text_delta', index, text });
+      }
+    },
+
+    keepText(index: number, text: string, raw: boolean): void {
+      let ledger = texts.get(index);
+      if (ledger === undefined) texts.set(index, (ledger = new TextLedger()));
+      ledger.add(index, text, raw);
     },
 
     openCall(index: number): InteractionsCall | undefined {
@@ -214,7 +452,7 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
 
     argsDelta(index: number, call: InteractionsCall, text: string): void {
       call.deltas.push(text);
-      self.emit({ type: 'tool_call_delta', index, id: call.id, argumentsDelta: text });
+      self.emit(self.provider(call, { type: 'tool_call_delta', index, id: call.id, argumentsDelta: text }));
     },
   };
 
@@ -223,6 +461,7 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
     textDelta: self.textDelta,
     openCall: self.openCall,
     argsDelta: self.argsDelta,
+    keepText: self.keepText,
     onPayload(payload) {
       if (!isObject(payload)) {
         self.raw(payload);
@@ -280,13 +519,13 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
         return;
       }
       // `[DONE]` without interaction.completed: the response was cut short.
-      self.closeCompleteCalls();
+      self.closeAll(true);
       self.emit(errorEvent('incomplete_stream', 'the stream ended before interaction.completed', true));
       self.emit(doneEvent('error', null));
     },
     onIncomplete() {
       cursor = undefined;
-      self.closeCompleteCalls();
+      self.closeAll(true);
     },
     // a data field, not a getter: an accessor would put the handler in dictionary mode (see normalizer.ts)
     started: false as boolean,

@@ -3,6 +3,7 @@ import type { UnifiedEvent } from '../../lib/events.js';
 import { corpusFiles, fixture } from '../helpers/corpus.js';
 import { decodeEvents as decode, stable } from '../helpers/decode.js';
 import { doneReasons as doneOf, ofType as of, texts as textOf, usageCounts as usageOf, withoutRaw } from '../helpers/events.js';
+import { eventLine } from '../helpers/event-lines.js';
 
 type Ev = UnifiedEvent;
 
@@ -13,6 +14,10 @@ function view(evs: Ev[]): unknown[] {
       const ev = e.event;
       const kind = typeof ev === 'object' && ev !== null && !Array.isArray(ev) ? ev['event_type'] : ev;
       return e.cursor === undefined ? { type: 'raw', kind } : { type: 'raw', kind, cursor: e.cursor };
+    }
+    if (e.type === 'citation') {
+      const { raw: _raw, ...rest } = e;
+      return rest;
     }
     return withoutRaw(e);
   });
@@ -143,7 +148,7 @@ t.test('status mapping of interaction.completed', (t) => {
   t.end();
 });
 
-t.test('other deltas and steps are raw; a trailing status update does not open a response', (t) => {
+t.test('a server call step, an image delta; other deltas and steps are raw; a trailing status update does not open a response', (t) => {
   const lines = [
     { event_type: 'interaction.created', interaction: { id: 'i9', model: 'm' } },
     { event_type: 'step.start', index: 0, step: { type: 'code_execution_call', id: 'x' } },
@@ -159,13 +164,16 @@ t.test('other deltas and steps are raw; a trailing status update does not open a
   const evs = check(t, buf);
   t.same(view(evs), [
     { type: 'start', id: 'i9', model: 'm', dialect: 'gemini-interactions' },
-    { type: 'raw', kind: 'step.start' },
+    // the code execution step: a provider-executed call whose arguments come whole in its delta
+    { type: 'tool_call_start', index: 0, id: 'x', name: 'code_execution', providerExecuted: true },
     { type: 'raw', kind: 'step.delta' },
-    { type: 'raw', kind: 'step.delta' },
-    { type: 'raw', kind: 'step.delta' },
+    { type: 'file', index: 1, mimeType: 'image/png', data: 'AAAA' },
     // arguments for a step never started as a function_call: nothing to attach them to.
     { type: 'raw', kind: 'step.delta' },
     { type: 'raw', kind: 'something.new' },
+    // no step.stop: the call ends with the interaction
+    { type: 'tool_call_delta', index: 0, id: 'x', argumentsDelta: '{"code":"print(1)"}', providerExecuted: true },
+    { type: 'tool_call_done', index: 0, id: 'x', name: 'code_execution', arguments: '{"code":"print(1)"}', providerExecuted: true },
     { type: 'done', stopReason: 'end', providerReason: 'completed' },
     { type: 'raw', kind: 'interaction.status_update' },
     { type: 'raw', kind: '[DONE]' },
@@ -222,6 +230,67 @@ t.test('a resumed stream (no interaction.created) starts at its first step with 
   t.end();
 });
 
+t.test('server tool steps: provider-executed calls and their results, citations with byte offsets as UTF-16, an image', (t) => {
+  const evs = check(t, fixture('gemini-interactions/server-tools.sse'));
+  t.same(
+    evs.filter((e) => e.type.startsWith('tool_') || e.type === 'citation' || e.type === 'file').map((e) => view([e])[0]),
+    [
+      { type: 'tool_call_start', index: 0, id: 'ce1', name: 'code_execution', providerExecuted: true, cursor: 'e2' },
+      { type: 'tool_call_delta', index: 0, id: 'ce1', argumentsDelta: '{"language":"python","code":"print(157*2)"}', providerExecuted: true, cursor: 'e3' },
+      { type: 'tool_call_done', index: 0, id: 'ce1', name: 'code_execution', arguments: '{"language":"python","code":"print(157*2)"}', providerExecuted: true, cursor: 'e3' },
+      { type: 'tool_result', index: 1, id: 'ce1', name: 'code_execution', result: '314\n', cursor: 'e6' },
+      { type: 'tool_call_start', index: 2, id: 'uc1', name: 'url_context', providerExecuted: true, cursor: 'e7' },
+      { type: 'tool_call_delta', index: 2, id: 'uc1', argumentsDelta: '{"urls":["https://example.com/dom"]}', providerExecuted: true, cursor: 'e9' },
+      { type: 'tool_call_done', index: 2, id: 'uc1', name: 'url_context', arguments: '{"urls":["https://example.com/dom"]}', providerExecuted: true, cursor: 'e9' },
+      // two result deltas: their arrays joined
+      {
+        type: 'tool_result',
+        index: 3,
+        id: 'uc1',
+        name: 'url_context',
+        result: [
+          { url: 'https://example.com/dom', status: 'success' },
+          { url: 'https://example.com/paywall', status: 'paywall' },
+        ],
+        cursor: 'e13',
+      },
+      // an MCP call is named after its tool
+      { type: 'tool_call_start', index: 4, id: 'm1', name: 'get_height', providerExecuted: true, cursor: 'e14' },
+      { type: 'tool_call_delta', index: 4, id: 'm1', argumentsDelta: '{"name":"Kölner Dom"}', providerExecuted: true, cursor: 'e15' },
+      { type: 'tool_call_done', index: 4, id: 'm1', name: 'get_height', arguments: '{"name":"Kölner Dom"}', providerExecuted: true, cursor: 'e15' },
+      { type: 'tool_result', index: 5, id: 'm1', name: 'get_height', result: [{ type: 'text', text: '157 m' }], cursor: 'e17' },
+      // at the text step's stop, once each (the second annotation delta repeats the first citation)
+      { type: 'citation', index: 6, url: 'https://example.com/dom', title: 'example.com', start: 0, end: 30, cursor: 'e23' },
+      { type: 'citation', index: 6, title: 'dom.pdf', source: 'fileSearchStores/baudaten', start: 31, end: 55, cursor: 'e23' },
+      { type: 'citation', index: 6, title: 'Kölner Dom', source: 'places/ChIJ', start: 0, end: 30, cursor: 'e23' },
+      { type: 'file', index: 7, mimeType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', cursor: 'e25' },
+    ],
+  );
+  const text = textOf(evs);
+  t.equal(text.slice(0, 30), 'Der Kölner Dom ist 157 m hoch.');
+  t.equal(text.slice(31, 55), 'Er wurde 1880 fertig 🏰.');
+  t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'completed' }]);
+  t.end();
+});
+
+t.test('a result step with is_error, and a result whose call never came: the result\'s own call_id', (t) => {
+  const lines = [
+    { event_type: 'interaction.created', interaction: { id: 'i5', model: 'm' } },
+    { event_type: 'step.start', index: 0, step: { type: 'code_execution_result', call_id: 'gone', is_error: true, result: 'Traceback' } },
+    { event_type: 'step.stop', index: 0 },
+    { event_type: 'step.start', index: 1, step: { type: 'google_search_result', call_id: 'g' } },
+    { event_type: 'interaction.completed', interaction: { id: 'i5', status: 'completed' } },
+  ];
+  const buf = Buffer.from(lines.map((l) => `event: ${l.event_type}\ndata: ${JSON.stringify(l)}\n\n`).join(''));
+  const evs = check(t, buf);
+  t.same(view(of(evs, 'tool_result')), [
+    { type: 'tool_result', index: 0, id: 'gone', name: 'code_execution', result: 'Traceback', isError: true },
+    // never stopped, no result: closed by interaction.completed with what came (nothing)
+    { type: 'tool_result', index: 1, id: 'g', name: 'google_search', result: null },
+  ]);
+  t.end();
+});
+
 // ---------------------------------------------------------------------------
 // corpus
 
@@ -260,13 +329,46 @@ const corpusChecks: Record<string, (t: Test, evs: Ev[]) => void> = {
     t.same(usageOf(evs), [{ inputTokens: 53, outputTokens: 15 + 65, totalTokens: 133, reasoningTokens: 65, cachedInputTokens: 0 }]);
   },
   'gemini-interactions/vercel-ai--google-search.sse': (t, evs) => {
-    t.match(textOf(evs), /^Here's a notable AI development/);
-    t.match(textOf(evs), /biologically plausible mechanisms\.$/);
-    const raws = of(evs, 'raw').map((e) => JSON.stringify(e.event));
-    t.ok(raws.some((r) => r.includes('"annotations"') && r.includes('url_citation')), 'annotations delta kept as raw');
-    t.ok(raws.some((r) => r.includes('"google_search_call"') && r.includes('major AI announcements May 2026')), 'search call kept');
-    t.ok(raws.some((r) => r.includes('"google_search_result"') && r.includes('search_suggestions')), 'search result kept');
-    t.equal(of(evs, 'tool_call_start').length, 0, 'server-side search steps are not function calls');
+    const text = textOf(evs);
+    t.match(text, /^Here's a notable AI development/);
+    t.match(text, /biologically plausible mechanisms\.$/);
+    const args = '{"queries":["notable AI developments last week May 8-15 2026","AI news May 8 2026","AI breakthroughs May 2026","major AI announcements May 2026"]}';
+    t.same(
+      evs.filter((e) => e.type.startsWith('tool_')).map((e) => eventLine(e)),
+      [
+        'tool_start 2 7xveqyd2 google_search provider',
+        `tool_delta 2 7xveqyd2 ${args} provider`,
+        `tool_done 2 7xveqyd2 google_search ${args} provider`,
+        'tool_result 3 7xveqyd2 google_search',
+      ],
+    );
+    const [result] = of(evs, 'tool_result');
+    t.equal((result!.result as unknown[]).length, 8, 'the eight search_suggestions snippets, as received');
+    const cites = of(evs, 'citation');
+    t.same(
+      cites.map((c) => `${c.index} ${c.title} ${c.start}-${c.end}`),
+      [
+        '1 coaio.com 346-439',
+        '1 marketingprofs.com 441-633',
+        '1 substack.com 441-633',
+        '1 youtube.com 635-754',
+        '1 youtube.com 635-754',
+        '1 neuralbuddies.com 635-754',
+        '1 marketingprofs.com 757-984',
+        '1 youtube.com 757-984',
+        '1 marketingprofs.com 986-1074',
+        '1 youtube.com 1075-1170',
+        '1 marketingprofs.com 1173-1467',
+        '1 youtube.com 1173-1467',
+        '1 techdg.in 1688-1903',
+        '1 etcjournal.com 2205-2405',
+      ],
+      'the 14 url_citation annotations (an ASCII text: bytes are UTF-16 units)',
+    );
+    t.equal(text.slice(cites[0]!.start, cites[0]!.end), 'These updates aim to enable AI agents to manage complex tasks with reduced human intervention');
+    t.ok(cites.every((c) => c.url?.startsWith('https://vertexaisearch.cloud.google.com/grounding-api-redirect/')));
+    t.equal(of(evs, 'raw').filter((e) => JSON.stringify(e.event).includes('annotations')).length, 0, 'the annotations are not raw any more');
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'completed' }], 'only a provider-executed call: end');
     // total 1983 = input 22 + tool use 198 + output 590 + thoughts 1173.
     t.same(usageOf(evs), [{ inputTokens: 22 + 198, outputTokens: 590 + 1173, totalTokens: 1983, reasoningTokens: 1173, cachedInputTokens: 0 }]);
   },

@@ -92,6 +92,12 @@ export const interactionsFast: FastDialect<InteractionsResponse> = {
         h.at(m.str(F_EVENT_ID) ?? m.int(F_EVENT_NUMBER));
         // straight to a fused final accumulator, as its wire bytes, when it takes it
         if (!ctx.takeText(reasoning, index, -1, m, F_TEXT)) h.textDelta(index, reasoning, m.str(F_TEXT)!);
+        else if (!reasoning) {
+          // the handler still keeps the step's text (references, no copy) for its citations' offsets
+          const raw = m.raw(F_TEXT);
+          if (raw !== undefined) h.keepText(index, raw, true);
+          else h.keepText(index, m.str(F_TEXT)!, false);
+        }
         return true;
       }
       case ARGUMENTS: {

@@ -196,18 +196,17 @@ export function createMessagesResponse(ctx: DialectContext): MessagesResponse {
       // Set when the message starts already stopped (programmatic tool calling); message_delta overrides it.
       stopReason = str(message?.['stop_reason']) ?? null;
       self.emit({ type: 'start', id: str(message?.['id']) ?? null, model: str(message?.['model']) ?? null });
-      const content = arr(message?.['content']);
-      if (content === undefined || content.length === 0) return;
+      const content = arr(message?.['content']) ?? [];
       // Whole blocks, with no content_block_* events to follow: each starts and stops here, in order.
-      let unmapped = false;
       content.forEach((cb, i) => {
-        if (!self.startBlock(i, obj(cb))) unmapped = true;
+        self.startBlock(i, obj(cb));
         const block = byProvider.get(i)!;
         self.close(block);
         if (block.kind === 'tool') self.finishTool(block);
       });
-      // A block without a unified meaning (or one whose fields stay only in raw) is not lost.
-      if (unmapped) self.raw(payload);
+      // What has no unified place stays reachable: blocks without a meaning, a call's caller, the
+      // container a code-execution caller needs to continue (in no message_delta when no delta comes).
+      if (content.length > 0 || message?.['container'] !== undefined) self.raw(payload);
     },
 
     onBlockStart(payload: JsonObject): void {
@@ -218,7 +217,8 @@ export function createMessagesResponse(ctx: DialectContext): MessagesResponse {
     /**
      * Opens a block and emits what its start carries; false when the payload
      * holding it must also pass as raw (nothing mapped, or fields with no
-     * unified place: an MCP call's server_name).
+     * unified place: an MCP call's server_name, the code execution that
+     * made a call).
      */
     startBlock(providerIndex: number | undefined, cb: JsonObject | undefined): boolean {
       const type = str(cb?.['type']);
@@ -255,16 +255,19 @@ export function createMessagesResponse(ctx: DialectContext): MessagesResponse {
           block.name = str(cb?.['name']) ?? '';
           block.input = obj(cb?.['input']);
           names.set(block.id, block.name);
+          // Programmatic tool calling: `caller` names the code execution that made the call ("direct" otherwise).
+          const caller = str(obj(cb?.['caller'])?.['type']);
+          const plain = caller === undefined || caller === 'direct';
           if (type === CLIENT_TOOL) {
             clientCalls++;
             self.emit({ type: 'tool_call_start', index, id: block.id, name: block.name });
-            return true;
+            return plain;
           }
           providerCalls++;
           block.providerExecuted = true;
           self.emit({ type: 'tool_call_start', index, id: block.id, name: block.name, providerExecuted: true });
           // mcp_tool_use: server_name has no unified field; the start's raw event keeps it.
-          return type !== 'mcp_tool_use';
+          return plain && type !== 'mcp_tool_use';
         }
         case 'result': {
           const callId = str(cb?.['tool_use_id']);

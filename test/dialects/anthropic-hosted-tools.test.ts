@@ -414,6 +414,7 @@ const PTC = `${DIALECT}/programmatic-tool-call-at-message-start.sse`;
 t.test('programmatic tool calling: a tool_use block already in message_start is the client call', (t) => {
   const bytes = fixture(PTC);
   const events = decode(bytes);
+  const messageStart = JSON.parse(/^data: (.*"message_start".*)$/m.exec(bytes.toString())![1]!) as Json;
   t.strictSame(events, [
     { type: 'start', id: 'msg_01PtcHandWritten00000001', model: 'claude-opus-4-6', dialect: DIALECT },
     { type: 'tool_call_start', index: 0, id: 'toolu_01PtcHandWritten0000002', name: 'query_database' },
@@ -430,6 +431,8 @@ t.test('programmatic tool calling: a tool_use block already in message_start is 
       name: 'query_database',
       arguments: `{"sql":"SELECT region, SUM(revenue) AS revenue FROM sales WHERE region = 'East' GROUP BY region"}`,
     },
+    // The block's caller and the message's container have no unified place.
+    { type: 'raw', event: messageStart },
     {
       type: 'usage',
       inputTokens: 1432,
@@ -489,6 +492,20 @@ t.test('programmatic tool calling, recorded (vercel-ai--programmatic-tool-callin
     })),
   );
   t.equal(finals[1]!.id, 'msg_01KSVw3xmXbMNJPNMt46BC5W');
+  // The container the client must send back is only in those message_starts: kept as their raw events.
+  const events = decode(bytes);
+  const containers = events.flatMap((e) =>
+    e.type === 'raw' && (e.event as { type?: string }).type === 'message_start' ? [(e.event as { message: { container: { id: string } } }).message.container.id] : [],
+  );
+  t.strictSame(containers, Array.from({ length: 13 }, () => 'container_011CWHPPTDTn1XufeRB9uHeH'));
+  const firstResponse = events.slice(0, events.findIndex((e) => e.type === 'done'));
+  const starts = firstResponse.flatMap((e) => (e.type === 'raw' && (e.event as { type?: string }).type === 'content_block_start' ? [e.event as { index: number }] : []));
+  // First response: the empty text block's start (0) and the call made by the code (2); not the code_execution call (1, caller direct).
+  t.strictSame(
+    starts.map((e) => e.index),
+    [0, 2],
+  );
+  t.match(starts[1], { content_block: { type: 'tool_use', caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_01MzSrFWsmzBdcoQkGWLyRjK' } } });
   t.equal(last.id, 'msg_01CfmDducyrt61n4Q7QS8VFK');
   t.strictSame(outline(last.content), ['result srvtoolu_01MzSrFWsmzBdcoQkGWLyRjK ', 'text'], "the code's result, its call in the first response");
   t.match(results(last)[0], { type: 'code_execution_result', stdout: /^=== DICE GAME: First to 3 Wins ===\n/, stderr: '', return_code: 0 });
@@ -550,8 +567,9 @@ t.test('message_start content: every block kind, in unified index order, then st
       { type: 'done', stopReason: 'tool_use', providerReason: 'tool_use' },
     ],
   );
-  // Every block of message_start had a unified meaning: no raw copy of it.
-  t.notOk(events.some((e) => e.type === 'raw' && (e.event as { type?: string }).type === 'message_start'));
+  // The whole message_start also passes as raw (the tool_use's caller), after its blocks' events.
+  const raws = events.flatMap((e, i) => (e.type === 'raw' && (e.event as { type?: string }).type === 'message_start' ? [i] : []));
+  t.strictSame(raws, [events.findIndex((e) => e.type === 'tool_call_done' && e.id === 'toolu_1') + 1]);
   const final = finalOf(events);
   t.strictSame(final.toolCalls, [{ id: 'toolu_1', name: 'lookup', arguments: { q: 1 } }]);
   t.strictSame(outline(final.content), ['reasoning', 'text', 'call srvtoolu_1 code_execution {"code":"print(1)"} provider', 'result srvtoolu_1 code_execution', 'call toolu_1 lookup {"q":1}', 'text']);

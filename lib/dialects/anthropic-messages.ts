@@ -7,7 +7,9 @@
  * message_stop, with `ping` keep-alives anywhere and `error` mid-stream.
  * `message_start.message.content` may already hold whole blocks (programmatic
  * tool calling: a `tool_use` block, `stop_reason: "tool_use"`, no
- * content_block_* events): they are read as blocks 0..n-1, in order.
+ * content_block_* events): they are read as blocks 0..n-1, in order, and the
+ * message_start also passes as raw (a block's `caller`, the message's
+ * `container` have no unified place).
  *
  * Who runs which tool: `tool_use` blocks are the client's calls; `server_tool_use`
  * (web_search, web_fetch, code_execution, bash_code_execution,

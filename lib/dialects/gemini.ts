@@ -388,28 +388,29 @@ function cited(raw: Json, url: string | undefined, title: string | undefined, so
   return { url, title, source, citedText, startByte: undefined, endByte: undefined, quote: undefined, raw };
 }
 
+/** Per grounding chunk kind: the keys of its URL (first present), of its source when it has no URL, of its quoted passage. */
+const CHUNK_KINDS: [kind: string, url: string[], source: string[], passage: string | null][] = [
+  ['web', ['uri'], ['domain'], null],
+  ['retrievedContext', ['uri'], ['documentName', 'fileSearchStore'], 'text'],
+  ['maps', ['uri'], ['placeId'], null],
+  ['image', ['sourceUri', 'imageUri'], ['domain'], null],
+];
+
+function firstString(o: JsonObject, keys: string[]): string | undefined {
+  for (const k of keys) {
+    const v = str(o[k]);
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
 /** What a grounding chunk names (web, retrievedContext, maps, image); `source` only when there is no URL. */
 function chunkCitation(chunk: JsonObject, raw: Json): Cited {
-  const web = obj(chunk['web']);
-  if (web !== undefined) {
-    const url = str(web['uri']);
-    return cited(raw, url, str(web['title']), url === undefined ? str(web['domain']) : undefined);
-  }
-  const rc = obj(chunk['retrievedContext']);
-  if (rc !== undefined) {
-    const url = str(rc['uri']);
-    const source = url === undefined ? (str(rc['documentName']) ?? str(rc['fileSearchStore'])) : undefined;
-    return cited(raw, url, str(rc['title']), source, str(rc['text']));
-  }
-  const maps = obj(chunk['maps']);
-  if (maps !== undefined) {
-    const url = str(maps['uri']);
-    return cited(raw, url, str(maps['title']), url === undefined ? str(maps['placeId']) : undefined);
-  }
-  const image = obj(chunk['image']);
-  if (image !== undefined) {
-    const url = str(image['sourceUri']) ?? str(image['imageUri']);
-    return cited(raw, url, str(image['title']), url === undefined ? str(image['domain']) : undefined);
+  for (const [kind, urlKeys, sourceKeys, passage] of CHUNK_KINDS) {
+    const o = obj(chunk[kind]);
+    if (o === undefined) continue;
+    const url = firstString(o, urlKeys);
+    return cited(raw, url, str(o['title']), url === undefined ? firstString(o, sourceKeys) : undefined, passage === null ? undefined : str(o[passage]));
   }
   return cited(raw, undefined, undefined, undefined);
 }

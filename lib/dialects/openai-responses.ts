@@ -77,6 +77,8 @@ export interface ResponsesResponse extends ResponseHandler {
   findCall(itemId: string | undefined, index: number | undefined): ResponsesCall | undefined;
   /** An arguments fragment, not empty, of a call not done: kept, and emitted (providerExecuted when the call is). */
   argsDelta(call: ResponsesCall, delta: string): void;
+  /** A code interpreter call's code fragment, not empty, of a call not done: emitted JSON-escaped inside its arguments text. */
+  codeDelta(call: ResponsesCall, code: string): void;
 }
 
 /**
@@ -532,7 +534,13 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
         const call = self.findCall(str(p['item_id']), num(p['output_index'])) ?? self.openOrphan(p, kind);
         const delta = str(p['delta']);
         if (call.done || delta === undefined || delta === '') self.raw(p);
-        else self.argsDelta(call, kind === 'code' ? escaped(delta) : delta);
+        else if (kind === 'code') self.codeDelta(call, delta);
+        else self.argsDelta(call, delta);
+      },
+
+      // (see ResponsesResponse)
+      codeDelta(call: ResponsesCall, code: string): void {
+        self.argsDelta(call, escaped(code));
       },
 
       onToolDone(p: JsonObject, kind: CallKind): void {
@@ -909,6 +917,7 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
       textDelta: self.textDelta,
       findCall: self.findCall,
       argsDelta: self.argsDelta,
+      codeDelta: self.codeDelta,
       onPayload(payload) {
         const p = obj(payload);
         if (p === undefined) {

@@ -7,6 +7,7 @@ import { corpusFile, corpusFiles, fixture } from '../helpers/corpus.js';
 import { decodeEvents, stable, type Input } from '../helpers/decode.js';
 import { eventLines, outlineLines } from '../helpers/event-lines.js';
 import { isObj, ofType, rawPayloads, startDialect } from '../helpers/events.js';
+import { parsedTexts, run } from '../helpers/fast-path.js';
 import { typedSse as sse } from '../helpers/sse.js';
 
 const DIALECT = 'openai-responses';
@@ -523,6 +524,45 @@ t.test('annotations only in the terminal snapshot are cited there; an annotation
     'citation 1 https://a.example 3-6 @5',
     'done end completed @5',
   ], 'the repeat and an unknown annotation type stay raw; the second message\'s annotation comes from the snapshot');
+  tt.end();
+});
+
+t.test('program items (programmatic tool calling) are provider-executed, program_output their result; the calls a program makes stay the client\'s', (tt) => {
+  const program = { id: 'prog_1', type: 'program', call_id: 'call_p', code: 'return await tools.lookup({ q: 1 });', fingerprint: 'fp_1' };
+  const call = { id: 'fc_1', type: 'function_call', call_id: 'call_f', name: 'lookup', arguments: '{"q":1}', status: 'completed', caller: { type: 'program', caller_id: 'call_p' } };
+  const output = { id: 'po_1', type: 'program_output', call_id: 'call_p', result: '42', status: 'completed' };
+  const body = sse(
+    created('resp_p', 0),
+    { type: 'response.output_item.done', sequence_number: 1, output_index: 0, item: program },
+    { type: 'response.output_item.done', sequence_number: 2, output_index: 1, item: call },
+    { type: 'response.output_item.done', sequence_number: 3, output_index: 2, item: output },
+    completed('resp_p', 4),
+  );
+  const events = decode(body);
+  tt.same(lines(events).filter((l) => !l.startsWith('raw')).slice(1), [
+    'tool_start 0 call_p program provider @1',
+    'tool_delta 0 call_p {"code":"return await tools.lookup({ q: 1 });"} provider @1',
+    'tool_done 0 call_p program {"code":"return await tools.lookup({ q: 1 });"} provider @1',
+    'tool_start 1 call_f lookup @2',
+    'tool_delta 1 call_f {"q":1} @2',
+    'tool_done 1 call_f lookup {"q":1} @2',
+    'tool_result 2 call_p program @3',
+    'done tool_use completed @4',
+  ]);
+  tt.equal(ofType(events, 'tool_result')[0]!.result, '42');
+  tt.end();
+});
+
+t.test('fast path: code interpreter code deltas are taken by a template, with the events of the parse path', (tt) => {
+  const bytes = corpusFile('openai-responses/pydantic-ai--code-interpreter.sse');
+  const config = { dialect: DIALECT } as const;
+  tt.strictSame(run([bytes], config, 'events', true, true), run([bytes], config, 'events', true, false), 'same events, fast path on and off');
+  tt.strictSame(run([bytes], config, 'final', false, true), run([bytes], config, 'final', false, false), 'same final');
+  const seen = parsedTexts(bytes, config);
+  const deltas = bytes.toString().split('\n').filter((l) => l.startsWith('data: ') && l.includes('"response.code_interpreter_call_code.delta"')).map((l) => l.slice(6));
+  tt.equal(deltas.length, 27);
+  const parsed = deltas.filter((d) => seen.has(d)).length;
+  tt.ok(parsed <= 3, `${deltas.length - parsed} of ${deltas.length} code deltas taken by the template (${parsed} parsed)`);
   tt.end();
 });
 

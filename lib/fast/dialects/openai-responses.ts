@@ -1,6 +1,7 @@
 /**
  * OpenAI / xAI Responses fast path: the streamed deltas (output text,
- * refusal, reasoning summary and reasoning text, tool-call arguments), e.g.
+ * refusal, reasoning summary and reasoning text, tool-call arguments, code
+ * interpreter code), e.g.
  * `{"type":"response.output_text.delta","sequence_number":7,"item_id":"msg_…","output_index":1,"content_index":0,"delta":"Hi","logprobs":[],"obfuscation":"…"}`.
  * Key orders differ between providers (and between OpenAI's own event kinds):
  * templates are learned in whatever order arrives. Keys the handler does not
@@ -17,6 +18,8 @@ const REASONING = 3;
 const FUNCTION_ARGS = 4;
 const CUSTOM_INPUT = 5;
 const MCP_ARGS = 6;
+/** Code interpreter code (raw code, escaped into the call's JSON arguments by the handler). */
+const CODE = 7;
 
 const F_SEQ = 0;
 const F_OUTPUT = 1;
@@ -34,6 +37,7 @@ const KINDS: Record<string, [number, string | null]> = {
   'response.function_call_arguments.delta': [FUNCTION_ARGS, null],
   'response.custom_tool_call_input.delta': [CUSTOM_INPUT, null],
   'response.mcp_call_arguments.delta': [MCP_ARGS, null],
+  'response.code_interpreter_call_code.delta': [CODE, null],
 };
 
 function learnResponsesTemplate(p: JsonObject): Template | null {
@@ -66,11 +70,12 @@ export const responsesFast: FastDialect<ResponsesResponse> = {
     if (!h.started) return false;
     if (!m.filled(F_DELTA)) return false;
     const kind = m.kind;
-    if (kind === FUNCTION_ARGS || kind === CUSTOM_INPUT || kind === MCP_ARGS) {
+    if (kind === FUNCTION_ARGS || kind === CUSTOM_INPUT || kind === MCP_ARGS || kind === CODE) {
       const call = h.findCall(m.str(F_ITEM), m.int(F_OUTPUT));
       if (call === undefined || call.done) return false; // an orphan opens a call: left to the parse path
       h.sequence(m.int(F_SEQ));
-      h.argsDelta(call, m.str(F_DELTA)!);
+      if (kind === CODE) h.codeDelta(call, m.str(F_DELTA)!);
+      else h.argsDelta(call, m.str(F_DELTA)!);
       return true;
     }
     if (kind !== TEXT && kind !== REFUSAL && kind !== REASONING) return false;

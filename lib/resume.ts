@@ -54,6 +54,16 @@ export interface ResumePoint {
   sentinelSeen: boolean;
   /** Code of a terminal error already reported (OpenAI sends `error`, then `response.failed` repeats it). */
   failedWith: string | null;
+  /**
+   * Citations already reported (their key, see citationKey): a resumed parser that never saw their
+   * announcement reports them again from the finished item.
+   */
+  citations: string[];
+}
+
+/** What tells two citation events apart. */
+function citationKey(ev: UnifiedEvent & { type: 'citation' }): string {
+  return JSON.stringify([ev.choice ?? 0, ev.index, ev.url ?? null, ev.source ?? null, ev.title ?? null, ev.start ?? null, ev.end ?? null]);
 }
 
 export interface ResumeTracker extends Stage<UnifiedEvent, UnifiedEvent> {
@@ -79,6 +89,7 @@ export function createResumeTracker(): ResumeTracker {
   let finished = false;
   let failedWith: string | null = null;
   let sentinelSeen = false;
+  let citations: string[] = [];
 
   function observe(ev: UnifiedEvent): void {
     if (ev.type === 'start') {
@@ -92,6 +103,7 @@ export function createResumeTracker(): ResumeTracker {
       finished = false;
       failedWith = null;
       sentinelSeen = false;
+      citations = [];
     }
     if (ev.cursor !== undefined) {
       cursor = ev.cursor;
@@ -125,6 +137,9 @@ export function createResumeTracker(): ResumeTracker {
       case 'raw':
         if (finished && ev.event === '[DONE]') sentinelSeen = true;
         break;
+      case 'citation':
+        citations.push(citationKey(ev));
+        break;
       case 'start':
       case 'text_delta':
       case 'reasoning_delta':
@@ -132,7 +147,6 @@ export function createResumeTracker(): ResumeTracker {
       case 'usage':
       case 'audio_delta':
       case 'tool_result':
-      case 'citation':
       case 'file':
       case 'tool_call_cancel':
       case 'session':
@@ -160,6 +174,7 @@ export function createResumeTracker(): ResumeTracker {
       finished,
       sentinelSeen,
       failedWith,
+      citations: [...citations],
     }),
   };
 }
@@ -222,6 +237,7 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
   let sentinelSeen = isPoint(from) && from.sentinelSeen;
   /** A terminal error reported before the cut: the new parser reports it again from the terminal payload. */
   let failedWith = isPoint(from) ? from.failedWith : null;
+  const citedBefore = new Set(isPoint(from) ? (from.citations ?? []) : []);
   let startDropped = finished; // a finished response is only replayed: its start, if any, comes with an old cursor
   /** Cursor of the first event kept (the splice point), once known. */
   let firstKept: Cursor | undefined;
@@ -453,6 +469,8 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
       // The splice's continuity is judged by splicePoint; the new parser compared with a replayed snapshot.
       if (ev.code === 'sequence_gap' && ev.cursor !== undefined && ev.cursor === firstKept) return;
     }
+    // announced before the cut, reported again from the finished item by the new parser
+    if (ev.type === 'citation' && citedBefore.delete(citationKey(ev))) return;
     if (toolCall(ev, emit)) return;
     flushHeld(emit);
     emit(ev);

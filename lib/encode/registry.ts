@@ -1,8 +1,9 @@
 /** The target wires an encoder writes: one file each, one line here. */
 import { anthropicMessagesTarget } from './targets/anthropic-messages.js';
 import { openaiChatTarget } from './targets/openai-chat.js';
+import { openaiResponsesTarget } from './targets/openai-responses.js';
 
-export const TARGETS = [openaiChatTarget, anthropicMessagesTarget] as const;
+export const TARGETS = [openaiChatTarget, anthropicMessagesTarget, openaiResponsesTarget] as const;
 
 export type TargetNameOf = (typeof TARGETS)[number]['name'];
 

@@ -3,8 +3,10 @@ import type { TargetName } from '../../../lib/encode/types.js';
 import type { TargetExpectation } from '../../helpers/encode.js';
 import { anthropicMessages } from './anthropic-messages.js';
 import { openaiChat } from './openai-chat.js';
+import { openaiResponses } from './openai-responses.js';
 
 export const EXPECTATIONS: Record<TargetName, TargetExpectation> = {
   'openai-chat': openaiChat,
   'anthropic-messages': anthropicMessages,
+  'openai-responses': openaiResponses,
 };

@@ -1,0 +1,574 @@
+/**
+ * Unified events → OpenAI Responses SSE (`event: <type>` + `data: {…}`, every
+ * payload with its `type` and a dense `sequence_number` from 0; no `[DONE]`).
+ *
+ * - Skeleton: response.created and response.in_progress (the response object
+ *   with an empty `output`), output items added → their events → done, and a
+ *   terminal response.completed / response.incomplete / response.failed held
+ *   until the unified `done` (the usage is final then), whose response holds
+ *   every item written, complete, and the usage (`finalResponse()` of the
+ *   SDK returns that object).
+ * - Items: text → a `message` item (output_text parts; refusal text → a
+ *   `refusal` part), one content part per source block; reasoning → a
+ *   `reasoning` item with summary_text parts; client calls → `function_call`
+ *   (JSON arguments) or `custom_tool_call` (free-form input: text that does
+ *   not begin as a JSON object), whose output_item.added waits for the first
+ *   argument text to tell which. A message or reasoning item is done when
+ *   another item opens; a call item stays open until its `tool_call_done`, so
+ *   parallel calls whose deltas interleave keep their output indices.
+ * - `encrypted_content` (a `signature` of kind encrypted_content) is carried
+ *   only from the Responses family (openai-responses, xai-responses): it
+ *   completes its reasoning item. Other signatures are reported lost.
+ * - Citations → `url_citation` annotations (response.output_text.annotation.added)
+ *   on the content part of their text block: the family's own annotation as it
+ *   came; another family's citation with a URL gets the offsets it has, else
+ *   the span of its block written from the citation on (Anthropic cites a
+ *   block before its text), added when the part is done. A citation of a text
+ *   part already done goes into that part's annotations in the terminal
+ *   response when it has offsets; the others are reported lost.
+ * - Stop reasons: end / tool_use → completed (the reader says tool_use when a
+ *   client call is in the output: a tool_use with none cannot be said, and is
+ *   reported), max_tokens → incomplete `max_output_tokens`, refusal →
+ *   incomplete `content_filter`, error → failed. `other`: the family's own
+ *   incomplete reason as it came; otherwise completed, reported.
+ * - Usage: the family's own usage object as it came; otherwise
+ *   input/output/total tokens with cached and reasoning details, unknown
+ *   counts left out, and no `usage` at all when nothing was reported (the
+ *   Response object allows that).
+ * - Hosted (provider-executed) calls and their results, files, audio and
+ *   choices k > 0 are reported lost: the hosted item types cannot be rebuilt
+ *   from unified events (their input and output fields differ per tool).
+ * - Errors: a terminal error is an `error` event; the response then ends with
+ *   response.failed (at its `done`, or when the input ends). A response cut
+ *   short ends the same way.
+ */
+import { assertNever, type CitationEvent, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
+import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
+
+const FAMILY = ['openai-responses', 'xai-responses'] as const;
+
+interface Part {
+  kind: 'text' | 'refusal';
+  /** Unified block index and content index of the text it holds. */
+  key: string;
+  text: string;
+  annotations: JsonObject[];
+  /** Citations without offsets, added when the part is done: their start offset and annotation. */
+  held: { start: number; annotation: JsonObject }[];
+  open: boolean;
+}
+
+type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
+
+interface MessageItem {
+  kind: 'message';
+  id: string;
+  outputIndex: number;
+  open: boolean;
+  status: ItemStatus;
+  parts: Part[];
+}
+
+interface ReasoningItem {
+  kind: 'reasoning';
+  id: string;
+  outputIndex: number;
+  open: boolean;
+  status: ItemStatus;
+  /** Unified block index. */
+  block: number;
+  summary: { key: number; text: string; open: boolean }[];
+  encrypted: string | null;
+}
+
+interface CallItem {
+  kind: 'function_call' | 'custom_tool_call';
+  id: string;
+  outputIndex: number;
+  open: boolean;
+  status: ItemStatus;
+  callId: string;
+  name: string;
+  /** Arguments (function_call) or input (custom_tool_call) text written so far, or authoritative at done. */
+  text: string;
+}
+
+type Item = MessageItem | ReasoningItem | CallItem;
+
+/** A client call whose output_item.added waits for its first argument text (function or custom?). */
+interface PendingCall {
+  name: string;
+  /** Whitespace-only argument text so far. */
+  text: string;
+}
+
+/** The JSON of an item, as output_item.added / done and the terminal response hold it. */
+function itemJson(item: Item): JsonObject {
+  const status = item.status;
+  switch (item.kind) {
+    case 'message':
+      return {
+        id: item.id,
+        type: 'message',
+        status,
+        content: item.parts.map(partJson),
+        role: 'assistant',
+      };
+    case 'reasoning': {
+      const out: JsonObject = { id: item.id, type: 'reasoning', summary: item.summary.map((s) => ({ type: 'summary_text', text: s.text })) };
+      if (item.encrypted !== null) out['encrypted_content'] = item.encrypted;
+      return out;
+    }
+    case 'function_call':
+      return { id: item.id, type: 'function_call', status, arguments: item.text, call_id: item.callId, name: item.name };
+    case 'custom_tool_call':
+      return { id: item.id, type: 'custom_tool_call', status, call_id: item.callId, name: item.name, input: item.text };
+    default:
+      return assertNever(item);
+  }
+}
+
+function partJson(part: Part): JsonObject {
+  return part.kind === 'refusal'
+    ? { type: 'refusal', refusal: part.text }
+    : { type: 'output_text', annotations: [...part.annotations], logprobs: [], text: part.text };
+}
+
+/** The usage object: the family's own as it came, else the unified counts (unknown ones left out). */
+function responsesUsage(u: UsageEvent, sameFamily: boolean): JsonObject {
+  const raw = u.raw;
+  if (sameFamily && typeof raw === 'object' && raw !== null && !Array.isArray(raw)) return raw;
+  const out: JsonObject = {};
+  if (u.inputTokens !== null) out['input_tokens'] = u.inputTokens;
+  if (u.cachedInputTokens !== null) out['input_tokens_details'] = { cached_tokens: u.cachedInputTokens };
+  if (u.outputTokens !== null) out['output_tokens'] = u.outputTokens;
+  if (u.reasoningTokens !== null) out['output_tokens_details'] = { reasoning_tokens: u.reasoningTokens };
+  const total = u.totalTokens ?? (u.inputTokens !== null && u.outputTokens !== null ? u.inputTokens + u.outputTokens : null);
+  if (total !== null) out['total_tokens'] = total;
+  return out;
+}
+
+/** A citation as a Responses annotation: the family's own object, else a url_citation (undefined without a URL). */
+function annotationOf(ev: CitationEvent, sameFamily: boolean): JsonObject | undefined {
+  const raw = ev.raw;
+  if (sameFamily && typeof raw === 'object' && raw !== null && !Array.isArray(raw) && typeof raw['type'] === 'string') return raw;
+  if (ev.url === undefined) return undefined;
+  const out: JsonObject = { type: 'url_citation', url: ev.url, title: ev.title ?? '' };
+  if (ev.start !== undefined && ev.end !== undefined) {
+    out['start_index'] = ev.start;
+    out['end_index'] = ev.end;
+  }
+  return out;
+}
+
+function createResponse(ctx: TargetContext): TargetResponse {
+  let id = 'resp_wirefold';
+  let model = 'unknown';
+  let sameFamily = false;
+  const created = Math.floor(Date.now() / 1000);
+  let seq = 0;
+  let started = false;
+  let ended = false;
+  let usage: UsageEvent | null = null;
+  /** The terminal error written (an `error` event), for response.failed. */
+  let failure: { code: string; message: string } | null = null;
+  const output: Item[] = [];
+  /** The open message or reasoning item (at most one). */
+  let flowing: MessageItem | ReasoningItem | null = null;
+  /** Client call items by call id (open or done), and calls not yet added. */
+  const calls = new Map<string, CallItem>();
+  const pending = new Map<string, PendingCall>();
+  /** Unified text block index → the latest content part holding its text. */
+  const partsByBlock = new Map<number, { item: MessageItem; part: Part }>();
+  let clientCalls = 0;
+
+  function emit(type: string, fields: JsonObject): void {
+    ctx.write(sseEvent(type, { type, sequence_number: seq++, ...fields }));
+  }
+
+  function responseJson(status: string, extra?: JsonObject): JsonObject {
+    return {
+      id,
+      object: 'response',
+      created_at: created,
+      status,
+      error: null,
+      incomplete_details: null,
+      model,
+      output: [],
+      usage: null,
+      ...extra,
+    };
+  }
+
+  function begin(): void {
+    if (started) return;
+    started = true;
+    emit('response.created', { response: responseJson('in_progress') });
+    emit('response.in_progress', { response: responseJson('in_progress') });
+  }
+
+  function addItem(item: Item): void {
+    begin();
+    output.push(item);
+    emit('response.output_item.added', { output_index: item.outputIndex, item: itemJson(item) });
+  }
+
+  function nextIndex(): number {
+    return output.length;
+  }
+
+  // --- message items -------------------------------------------------------
+
+  function closePart(item: MessageItem, part: Part): void {
+    if (!part.open) return;
+    part.open = false;
+    const where = { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.indexOf(part) };
+    if (part.kind === 'refusal') emit('response.refusal.done', { ...where, refusal: part.text });
+    else {
+      for (const h of part.held) {
+        const annotation: JsonObject = { ...h.annotation, start_index: h.start, end_index: part.text.length };
+        annotate(item, part, annotation);
+      }
+      part.held.length = 0;
+      emit('response.output_text.done', { ...where, text: part.text, logprobs: [] });
+    }
+    emit('response.content_part.done', { ...where, part: partJson(part) });
+  }
+
+  function annotate(item: MessageItem, part: Part, annotation: JsonObject): void {
+    const annotationIndex = part.annotations.length;
+    part.annotations.push(annotation);
+    emit('response.output_text.annotation.added', {
+      item_id: item.id,
+      output_index: item.outputIndex,
+      content_index: item.parts.indexOf(part),
+      annotation_index: annotationIndex,
+      annotation,
+    });
+  }
+
+  function closeItem(item: Item, status: ItemStatus): void {
+    if (!item.open) return;
+    if (item.kind === 'message') for (const p of item.parts) closePart(item, p);
+    else if (item.kind === 'reasoning') {
+      item.summary.forEach((s, i) => {
+        if (!s.open) return;
+        s.open = false;
+        const where = { item_id: item.id, output_index: item.outputIndex, summary_index: i };
+        emit('response.reasoning_summary_text.done', { ...where, text: s.text });
+        emit('response.reasoning_summary_part.done', { ...where, part: { type: 'summary_text', text: s.text } });
+      });
+    } else {
+      const where = { item_id: item.id, output_index: item.outputIndex };
+      if (item.kind === 'function_call') emit('response.function_call_arguments.done', { ...where, name: item.name, arguments: item.text });
+      else emit('response.custom_tool_call_input.done', { ...where, input: item.text });
+    }
+    item.open = false;
+    item.status = status;
+    emit('response.output_item.done', { output_index: item.outputIndex, item: itemJson(item) });
+  }
+
+  function closeFlowing(status: ItemStatus = 'completed'): void {
+    if (flowing !== null) closeItem(flowing, status);
+    flowing = null;
+  }
+
+  function text(block: number, contentIndex: number | undefined, delta: string, refusal: boolean): void {
+    const kind = refusal ? 'refusal' : 'text';
+    const key = `${block}/${contentIndex ?? 0}`;
+    let item = flowing?.kind === 'message' ? flowing : null;
+    if (item === null) {
+      closeFlowing();
+      item = { kind: 'message', id: `msg_${id}_${nextIndex()}`, outputIndex: nextIndex(), open: true, status: 'in_progress', parts: [] };
+      addItem(item);
+      flowing = item;
+    }
+    let part = item.parts[item.parts.length - 1];
+    if (part === undefined || !part.open || part.key !== key || part.kind !== kind) {
+      if (part !== undefined) closePart(item, part);
+      part = { kind, key, text: '', annotations: [], held: [], open: true };
+      item.parts.push(part);
+      emit('response.content_part.added', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1, part: partJson(part) });
+      if (kind === 'text') partsByBlock.set(block, { item, part });
+    }
+    part.text += delta;
+    const where = { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1 };
+    if (refusal) emit('response.refusal.delta', { ...where, delta });
+    else emit('response.output_text.delta', { ...where, delta, logprobs: [] });
+  }
+
+  function cite(ev: CitationEvent): void {
+    const at = partsByBlock.get(ev.index);
+    const annotation = annotationOf(ev, sameFamily);
+    const what = ev.url ?? ev.source ?? ev.title ?? 'a citation';
+    if (at === undefined || annotation === undefined) {
+      ctx.lose('citation', at === undefined ? `${what} (no text part of block ${ev.index})` : `${what} (no URL: a url_citation needs one)`);
+      return;
+    }
+    const offsets = typeof annotation['start_index'] === 'number' && typeof annotation['end_index'] === 'number';
+    if (at.part.open) {
+      if (offsets || annotation['type'] !== 'url_citation') annotate(at.item, at.part, annotation);
+      else at.part.held.push({ start: at.part.text.length, annotation });
+    } else if (offsets || annotation['type'] !== 'url_citation') {
+      // the part is done: the annotation is in the terminal response's output (the reader cites it from there)
+      at.part.annotations.push(annotation);
+    } else ctx.lose('citation', `${what} (no cited range, and its text part is done)`);
+  }
+
+  // --- reasoning items ------------------------------------------------------
+
+  function reasoningItem(block: number): ReasoningItem {
+    if (flowing?.kind === 'reasoning' && flowing.block === block) return flowing;
+    closeFlowing();
+    const item: ReasoningItem = { kind: 'reasoning', id: `rs_${id}_${nextIndex()}`, outputIndex: nextIndex(), open: true, status: 'in_progress', block, summary: [], encrypted: null };
+    addItem(item);
+    flowing = item;
+    return item;
+  }
+
+  function reasoning(block: number, contentIndex: number | undefined, delta: string): void {
+    const item = reasoningItem(block);
+    const key = contentIndex ?? 0;
+    let part = item.summary[item.summary.length - 1];
+    if (part === undefined || !part.open || part.key !== key) {
+      if (part !== undefined && part.open) {
+        part.open = false;
+        const where = { item_id: item.id, output_index: item.outputIndex, summary_index: item.summary.length - 1 };
+        emit('response.reasoning_summary_text.done', { ...where, text: part.text });
+        emit('response.reasoning_summary_part.done', { ...where, part: { type: 'summary_text', text: part.text } });
+      }
+      part = { key, text: '', open: true };
+      item.summary.push(part);
+      emit('response.reasoning_summary_part.added', {
+        item_id: item.id,
+        output_index: item.outputIndex,
+        summary_index: item.summary.length - 1,
+        part: { type: 'summary_text', text: '' },
+      });
+    }
+    part.text += delta;
+    emit('response.reasoning_summary_text.delta', { item_id: item.id, output_index: item.outputIndex, summary_index: item.summary.length - 1, delta });
+  }
+
+  // --- call items -----------------------------------------------------------
+
+  /** Argument text of a call not added yet: the item is added once the text (not only whitespace) says which kind it is. */
+  function pendingText(callId: string, argText: string): void {
+    const p = pending.get(callId) ?? { name: '', text: '' };
+    pending.set(callId, p);
+    p.text += argText;
+    if (p.text.trim() !== '') openCall(callId, p, p.text);
+  }
+
+  /** Adds the call's item, its kind told by `args` (empty: a function call), and writes what streamed so far. */
+  function openCall(callId: string, p: PendingCall, args: string): CallItem {
+    pending.delete(callId);
+    closeFlowing();
+    const kind = args.trim() === '' || /^\s*\{/.test(args) ? 'function_call' : 'custom_tool_call';
+    const prefix = kind === 'function_call' ? 'fc' : 'ctc';
+    const item: CallItem = { kind, id: `${prefix}_${id}_${nextIndex()}`, outputIndex: nextIndex(), open: true, status: 'in_progress', callId, name: p.name, text: '' };
+    calls.set(callId, item);
+    clientCalls++;
+    addItem(item);
+    if (p.text !== '') argsDelta(item, p.text);
+    return item;
+  }
+
+  function argsDelta(item: CallItem, delta: string): void {
+    item.text += delta;
+    const where = { item_id: item.id, output_index: item.outputIndex, delta };
+    emit(item.kind === 'function_call' ? 'response.function_call_arguments.delta' : 'response.custom_tool_call_input.delta', where);
+  }
+
+  function callDone(callId: string, name: string, args: string): void {
+    let item = calls.get(callId);
+    if (item === undefined) {
+      const p = pending.get(callId) ?? { name, text: '' };
+      if (p.name === '') p.name = name;
+      // what streamed (whitespace only) is written first when the authoritative text begins with it
+      if (!args.startsWith(p.text)) p.text = '';
+      item = openCall(callId, p, args);
+    }
+    if (args.startsWith(item.text) && args.length > item.text.length) argsDelta(item, args.slice(item.text.length));
+    if (item.name === '') item.name = name;
+    // the done event and the item hold the authoritative text
+    item.text = args;
+    closeItem(item, 'completed');
+  }
+
+  // --- errors and the terminal event ----------------------------------------
+
+  function writeError(code: string, message: string): void {
+    begin();
+    failure = { code, message };
+    emit('error', { code, message, param: null });
+  }
+
+  /** Calls never added (only whitespace streamed) or left open, then the flowing item. */
+  function closeAll(status: ItemStatus): void {
+    closeFlowing(status);
+    for (const [callId, p] of [...pending]) openCall(callId, p, p.text);
+    for (const item of output) if (item.open) closeItem(item, status);
+  }
+
+  function terminal(type: string, status: string, extra: JsonObject): void {
+    const response = responseJson(status, { output: output.map(itemJson), ...extra });
+    if (usage !== null) response['usage'] = responsesUsage(usage, sameFamily);
+    else delete response['usage'];
+    emit(type, { response });
+    ended = true;
+  }
+
+  function fail(detail: string): void {
+    begin();
+    closeAll('incomplete');
+    const error = failure ?? { code: 'server_error', message: detail };
+    terminal('response.failed', 'failed', { error });
+  }
+
+  function finish(stopReason: StopReason, providerReason: string | null): void {
+    begin();
+    if (stopReason === 'error') {
+      fail(`the response ended with an error${providerReason === null ? '' : ` (${providerReason})`}`);
+      return;
+    }
+    closeAll(stopReason === 'end' || stopReason === 'tool_use' ? 'completed' : 'incomplete');
+    switch (stopReason) {
+      case 'end':
+        terminal('response.completed', 'completed', {});
+        return;
+      case 'tool_use':
+        if (clientCalls === 0) ctx.lose('stop_reason', `tool_use without a client call written as completed (${providerReason ?? 'no reason'})`);
+        terminal('response.completed', 'completed', {});
+        return;
+      case 'max_tokens':
+        terminal('response.incomplete', 'incomplete', { incomplete_details: { reason: 'max_output_tokens' } });
+        return;
+      case 'refusal':
+        terminal('response.incomplete', 'incomplete', { incomplete_details: { reason: 'content_filter' } });
+        return;
+      case 'other':
+        if (sameFamily && providerReason !== null && providerReason !== 'completed' && providerReason !== 'cancelled') {
+          terminal('response.incomplete', 'incomplete', { incomplete_details: { reason: providerReason } });
+          return;
+        }
+        ctx.lose('stop_reason', `other${providerReason === null ? '' : ` (${providerReason})`} written as completed`);
+        terminal('response.completed', 'completed', {});
+        return;
+      default:
+        assertNever(stopReason);
+    }
+  }
+
+  function push(ev: UnifiedEvent): void {
+    if (ended) {
+      if (ev.type !== 'done') ctx.lose('raw', `${ev.type} after the terminal event`);
+      return;
+    }
+    if (ev.choice !== undefined && ev.choice !== 0 && ev.type !== 'done') {
+      ctx.lose('choice', `events of choice ${ev.choice} (the Responses wire has one output)`);
+      return;
+    }
+    switch (ev.type) {
+      case 'start':
+        if (ev.id !== null && ev.id !== '') id = ev.id;
+        if (ev.model !== null) model = ev.model;
+        sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
+        begin();
+        return;
+      case 'text_delta':
+        text(ev.index, ev.contentIndex, ev.text, ev.refusal === true);
+        return;
+      case 'reasoning_delta':
+        reasoning(ev.index, ev.contentIndex, ev.text);
+        return;
+      case 'signature':
+        if (!sameFamily || ev.kind !== 'encrypted_content') ctx.lose('signature', `a ${ev.kind}${sameFamily ? '' : ' from another provider family'}`);
+        else {
+          // the encrypted content completes its reasoning item (one with no summary when none streamed)
+          const item = reasoningItem(ev.index);
+          item.encrypted = ev.signature;
+          closeFlowing();
+        }
+        return;
+      case 'tool_call_start':
+        if (ev.providerExecuted === true) ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
+        else if (!calls.has(ev.id)) {
+          const p = pending.get(ev.id);
+          if (p === undefined) pending.set(ev.id, { name: ev.name, text: '' });
+          else if (p.name === '') p.name = ev.name;
+        }
+        return;
+      case 'tool_call_delta': {
+        if (ev.providerExecuted === true || ev.argumentsDelta.length === 0) return;
+        const item = calls.get(ev.id);
+        if (item === undefined) pendingText(ev.id, ev.argumentsDelta);
+        else if (item.open) argsDelta(item, ev.argumentsDelta);
+        return;
+      }
+      case 'tool_call_done':
+        if (ev.providerExecuted === true) return; // counted at its start
+        if (calls.get(ev.id)?.open === false) return;
+        callDone(ev.id, ev.name, ev.arguments);
+        return;
+      case 'tool_result':
+        ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
+        return;
+      case 'citation':
+        cite(ev);
+        return;
+      case 'file':
+        if (ev.partial !== true) ctx.lose('file', `a ${ev.mimeType ?? 'file'} of ${ev.data.length} base64 characters`);
+        return;
+      case 'audio_delta':
+        ctx.lose('audio', `${ev.mimeType ?? 'audio'} deltas`);
+        return;
+      case 'usage':
+        usage = ev;
+        return;
+      case 'error':
+        if (ev.terminal) {
+          if (failure === null) writeError(ev.code, ev.message);
+        } else ctx.lose('error', `${ev.code}: ${ev.message}`);
+        return;
+      case 'done':
+        if (ev.choice !== undefined && ev.choice !== 0) ctx.lose('choice', `the stop reason of choice ${ev.choice}`);
+        else {
+          for (const c of ev.choices ?? []) if (c.choice !== 0) ctx.lose('choice', `the stop reason of choice ${c.choice}`);
+          finish(ev.stopReason, ev.providerReason);
+        }
+        return;
+      case 'raw':
+        ctx.lose('raw', 'provider events with no unified meaning');
+        return;
+      case 'session':
+        ctx.lose('session', ev.kind);
+        return;
+      case 'tool_call_cancel':
+        ctx.lose('tool_call_cancel', ev.ids.join(', '));
+        return;
+      default:
+        assertNever(ev);
+    }
+  }
+
+  return {
+    push,
+    abort() {
+      if (ended) return;
+      if (failure === null) writeError('incomplete_stream', 'the source stream ended before the response was done');
+      fail('the source stream ended before the response was done');
+    },
+  };
+}
+
+export const openaiResponsesTarget = defineTarget({
+  name: 'openai-responses',
+  contentType: 'text/event-stream',
+  family: FAMILY,
+  createResponse,
+  writeError(ev, ctx) {
+    ctx.write(sseEvent('error', { type: 'error', sequence_number: 0, code: ev.code, message: ev.message, param: null }));
+  },
+});

@@ -1,9 +1,10 @@
 /** The target wires an encoder writes: one file each, one line here. */
 import { anthropicMessagesTarget } from './targets/anthropic-messages.js';
+import { geminiJsonArrayTarget, geminiTarget } from './targets/gemini.js';
 import { openaiChatTarget } from './targets/openai-chat.js';
 import { openaiResponsesTarget } from './targets/openai-responses.js';
 
-export const TARGETS = [openaiChatTarget, anthropicMessagesTarget, openaiResponsesTarget] as const;
+export const TARGETS = [openaiChatTarget, anthropicMessagesTarget, openaiResponsesTarget, geminiTarget, geminiJsonArrayTarget] as const;
 
 export type TargetNameOf = (typeof TARGETS)[number]['name'];
 

@@ -11,7 +11,9 @@ export type TargetName = (typeof TARGETS)[number]['name'];
  * (choices k > 0), `error` (a non-terminal warning), `stop_reason` (a reason
  * the target has no word for), `usage` (unknown counts the wire can only
  * write as numbers), `session` / `tool_call_cancel` (realtime
- * notices), `raw` (provider events with no unified meaning, e.g. pings).
+ * notices), `response_id` (an id the wire would misread, e.g. one Gemini
+ * takes for the previous response's continuation), `raw` (provider events
+ * with no unified meaning, e.g. pings).
  */
 export type LossKind =
   | 'reasoning'
@@ -28,6 +30,7 @@ export type LossKind =
   | 'usage'
   | 'session'
   | 'tool_call_cancel'
+  | 'response_id'
   | 'raw';
 
 export interface LossEntry {

@@ -2,6 +2,7 @@
 import type { TargetName } from '../../../lib/encode/types.js';
 import type { TargetExpectation } from '../../helpers/encode.js';
 import { anthropicMessages } from './anthropic-messages.js';
+import { gemini, geminiJsonArray } from './gemini.js';
 import { openaiChat } from './openai-chat.js';
 import { openaiResponses } from './openai-responses.js';
 
@@ -9,4 +10,6 @@ export const EXPECTATIONS: Record<TargetName, TargetExpectation> = {
   'openai-chat': openaiChat,
   'anthropic-messages': anthropicMessages,
   'openai-responses': openaiResponses,
+  gemini,
+  'gemini-json-array': geminiJsonArray,
 };

@@ -1,0 +1,423 @@
+/**
+ * Unified events → Gemini `streamGenerateContent` chunks (partial
+ * GenerateContentResponses), in its two framings, one registry entry each
+ * (`to` names the bytes a client expects; the chunks are the same):
+ * - `gemini`: SSE as with `?alt=sse` (`data: {chunk}\r\n\r\n`), what the SDKs request;
+ * - `gemini-json-array`: the default framing, one JSON array streamed element
+ *   by element (`[{chunk}\n,\r\n{chunk}\n]`, as Google sends it), closed when
+ *   the output ends (`[]` when nothing was written).
+ *
+ * - Chunks: `{candidates: [{content: {role: 'model', parts}, index}], modelVersion, responseId}`;
+ *   `choice` k is candidate `index` k. Text parts `{text}` (refusal and
+ *   transcript text too: Gemini has no refusal channel), thoughts
+ *   `{text, thought: true}`, files and audio `inlineData {mimeType, data}`
+ *   (audio only with an `audio/…` type: without one a reader takes it for a
+ *   file).
+ * - Calls: Gemini has no argument deltas: a call is written whole, as one
+ *   `functionCall {id, name, args}` part at its `tool_call_done`. `args` must
+ *   be an object: other input is wrapped as `{"input": …}` (`tool_input`).
+ * - The last chunk of a response holds every candidate's `finishReason` and
+ *   the `usageMetadata`, written at `done` when the usage is final (STOP for
+ *   end and tool_use, MAX_TOKENS, SAFETY for refusal, OTHER; the family's own
+ *   reasons as they came). Unknown counts are left out, as is the whole
+ *   `usageMetadata` when nothing is known. Gemini's `candidatesTokenCount`
+ *   excludes thoughts (`thoughtsTokenCount`), unified outputTokens includes
+ *   them: the reasoning tokens are taken out again. From generateContent
+ *   itself the last usageMetadata is written as it came.
+ * - `thoughtSignature`s are carried from the generateContent family only
+ *   (`gemini`, `gemini-live`: the same Part field), on the part of the block
+ *   they belong to (the last part of the block is held back one event for
+ *   that); Interactions' step signatures and other providers' are reported.
+ * - Errors: the stream's `{error: {code, message, status}}` chunk (the
+ *   unified code as `status`), after a chunk with the usage so far.
+ */
+import { assertNever, type DoneChoice, type ErrorEvent, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
+import { isObject } from '../../dialects/helpers.js';
+import { defineTarget, type TargetContext, type TargetResponse } from '../target.js';
+import { argumentsObject } from '../tool-args.js';
+
+const FAMILY = ['gemini', 'gemini-live'] as const;
+
+type Framing = 'sse' | 'json-array';
+
+/** Gemini finishReasons and the stop reason our reader gives each (STOP: end, or tool_use after a call). */
+const FINISH_READS: Record<string, StopReason> = {
+  STOP: 'end',
+  MAX_TOKENS: 'max_tokens',
+  SAFETY: 'refusal',
+  RECITATION: 'refusal',
+  BLOCKLIST: 'refusal',
+  PROHIBITED_CONTENT: 'refusal',
+  SPII: 'refusal',
+  IMAGE_SAFETY: 'refusal',
+  IMAGE_PROHIBITED_CONTENT: 'refusal',
+  IMAGE_RECITATION: 'refusal',
+  OTHER: 'other',
+  LANGUAGE: 'other',
+  MALFORMED_FUNCTION_CALL: 'other',
+  MODEL_ARMOR: 'other',
+  IMAGE_OTHER: 'other',
+  UNEXPECTED_TOOL_CALL: 'other',
+  NO_IMAGE: 'other',
+  TOO_MANY_TOOL_CALLS: 'other',
+  MISSING_THOUGHT_SIGNATURE: 'other',
+  FINISH_REASON_UNSPECIFIED: 'other',
+};
+
+const FINISH: Record<Exclude<StopReason, 'error'>, string> = {
+  end: 'STOP',
+  tool_use: 'STOP',
+  max_tokens: 'MAX_TOKENS',
+  refusal: 'SAFETY',
+  other: 'OTHER',
+};
+
+/** promptFeedback.blockReason values (a prompt refused before any candidate). */
+const BLOCK_REASONS = new Set(['SAFETY', 'OTHER', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'IMAGE_SAFETY']);
+
+/** What one encoder (its context) remembers across responses. */
+interface OutputState {
+  /** The JSON array was opened. */
+  open: boolean;
+  /** The last response's responseId, and whether it ended on a call (a reader then takes the same id for its continuation). */
+  lastId: string | null;
+  lastWaiting: boolean;
+}
+
+const outputs = new WeakMap<TargetContext, OutputState>();
+
+function outputOf(ctx: TargetContext): OutputState {
+  let state = outputs.get(ctx);
+  if (state === undefined) outputs.set(ctx, (state = { open: false, lastId: null, lastWaiting: false }));
+  return state;
+}
+
+function writeChunk(ctx: TargetContext, framing: Framing, chunk: JsonObject): void {
+  const json = JSON.stringify(chunk);
+  if (framing === 'sse') {
+    ctx.write(`data: ${json}\r\n\r\n`);
+    return;
+  }
+  const state = outputOf(ctx);
+  ctx.write(state.open ? `\n,\r\n${json}` : `[${json}`);
+  state.open = true;
+}
+
+/** Unified usage → usageMetadata (null when no count is known). */
+export function geminiUsageMetadata(u: UsageEvent): JsonObject | null {
+  const out: JsonObject = {};
+  if (u.inputTokens !== null) out['promptTokenCount'] = u.inputTokens;
+  if (u.outputTokens !== null) {
+    out['candidatesTokenCount'] = u.outputTokens - (u.reasoningTokens ?? 0);
+    if (u.reasoningTokens !== null) out['thoughtsTokenCount'] = u.reasoningTokens;
+  }
+  if (u.cachedInputTokens !== null) out['cachedContentTokenCount'] = u.cachedInputTokens;
+  if (u.totalTokens !== null) out['totalTokenCount'] = u.totalTokens;
+  return Object.keys(out).length === 0 ? null : out;
+}
+
+/** Our error event as the stream's error chunk. */
+function errorChunk(ev: Pick<ErrorEvent, 'code' | 'message' | 'status'>): JsonObject {
+  return { error: { code: ev.status ?? 500, message: ev.message, status: ev.code } };
+}
+
+type PartKind = 'text' | 'thought' | 'call' | 'audio' | 'other' | 'signature';
+
+interface Candidate {
+  k: number;
+  /** How it stopped (its own done, or the response's `done.choices`). */
+  stop: DoneChoice | null;
+  /** The last part written: its kind and unified block index (a signature attaches to it). */
+  lastKind: PartKind | 'none';
+  lastIndex: number;
+}
+
+/** A part held back one event: its block's signature may follow. */
+interface Pending {
+  k: number;
+  kind: PartKind;
+  index: number;
+  part: JsonObject;
+}
+
+interface OpenCall {
+  k: number;
+  index: number;
+  name: string;
+  text: string;
+}
+
+function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
+  let id: string | null = null;
+  let model: string | null = null;
+  /** Signatures of this family carry. */
+  let sameFamily = false;
+  /** generateContent's own usageMetadata (raw) is written as it came. */
+  let ownUsage = false;
+  let usage: UsageEvent | null = null;
+  let ended = false;
+  let wroteContent = false;
+  const candidates: Candidate[] = [];
+  const calls = new Map<string, OpenCall>();
+  let pending: Pending | null = null;
+
+  function candidate(k: number): Candidate {
+    let c = candidates.find((x) => x.k === k);
+    if (c === undefined) {
+      c = { k, stop: null, lastKind: 'none', lastIndex: -1 };
+      let i = candidates.length;
+      while (i > 0 && candidates[i - 1]!.k > k) i--;
+      candidates.splice(i, 0, c);
+    }
+    return c;
+  }
+
+  function chunk(cands: JsonObject[], extra?: JsonObject): void {
+    const out: JsonObject = {};
+    if (cands.length > 0) out['candidates'] = cands;
+    if (extra !== undefined) Object.assign(out, extra);
+    if (model !== null) out['modelVersion'] = model;
+    if (id !== null) out['responseId'] = id;
+    writeChunk(ctx, framing, out);
+  }
+
+  function content(parts: JsonObject[]): JsonObject {
+    return { role: 'model', parts };
+  }
+
+  /** A signature alone, for a block with nothing else: an empty part of a new thought (or text) block. */
+  function settle(p: Pending): JsonObject {
+    if (p.kind !== 'signature') return p.part;
+    const thought = candidate(p.k).lastKind !== 'thought';
+    return thought ? { text: '', thought: true, ...p.part } : { text: '', ...p.part };
+  }
+
+  function flushPending(): void {
+    if (pending === null) return;
+    const p = pending;
+    pending = null;
+    chunk([{ content: content([settle(p)]), index: p.k }]);
+  }
+
+  function part(k: number, kind: PartKind, index: number, p: JsonObject): void {
+    wroteContent = true;
+    if (pending !== null && pending.kind === 'signature' && pending.k === k && pending.index === index && (kind === 'text' || kind === 'thought')) {
+      // the signature of a block that had not begun: it goes on the block's first part
+      pending = { k, kind, index, part: { ...p, ...pending.part } };
+    } else {
+      flushPending();
+      if (sameFamily) pending = { k, kind, index, part: p };
+      else chunk([{ content: content([p]), index: k }]);
+    }
+    const c = candidate(k);
+    c.lastKind = kind;
+    c.lastIndex = index;
+  }
+
+  function signature(k: number, index: number, sig: string): void {
+    if (pending !== null && pending.k === k && pending.index === index && pending.part['thoughtSignature'] === undefined && pending.kind !== 'signature') {
+      pending.part['thoughtSignature'] = sig;
+      return;
+    }
+    const c = candidate(k);
+    if (c.lastIndex === index) {
+      // the block's later signature: an empty part of the same kind continues it
+      const p: JsonObject =
+        c.lastKind === 'text' ? { text: '', thoughtSignature: sig } : c.lastKind === 'thought' ? { text: '', thought: true, thoughtSignature: sig } : { thoughtSignature: sig };
+      flushPending();
+      wroteContent = true;
+      chunk([{ content: content([p]), index: k }]);
+      return;
+    }
+    flushPending();
+    wroteContent = true;
+    pending = { k, kind: 'signature', index, part: { thoughtSignature: sig } };
+    c.lastIndex = index;
+  }
+
+  function callPart(k: number, callId: string, name: string, args: string, index: number): void {
+    const { args: value, wrapped } = argumentsObject(args);
+    if (wrapped) ctx.lose('tool_input', `input of ${name} that is not a JSON object, written as {"input": …}`);
+    part(k, 'call', index, { functionCall: { id: callId, name, args: value } });
+  }
+
+  /** Calls whose done never came: written with what their deltas said. */
+  function writeOpenCalls(): void {
+    for (const [callId, call] of calls) callPart(call.k, callId, call.name, call.text, call.index);
+    calls.clear();
+  }
+
+  function usageMetadata(): JsonObject | null {
+    if (usage === null) return null;
+    if (ownUsage && isObject(usage.raw)) return usage.raw;
+    const out = geminiUsageMetadata(usage);
+    if (usage.outputTokens === null && usage.reasoningTokens !== null) ctx.lose('usage', 'reasoning tokens without an output count');
+    return out;
+  }
+
+  function fail(ev: Pick<ErrorEvent, 'code' | 'message' | 'status' | 'raw'>): void {
+    flushPending();
+    writeOpenCalls();
+    flushPending();
+    const u = usageMetadata();
+    // the usage so far still bills the request
+    if (u !== null) chunk([], { usageMetadata: u });
+    writeChunk(ctx, framing, sameFamily && isObject(ev.raw) && isObject(ev.raw['error']) ? ev.raw : errorChunk(ev));
+    ended = true;
+  }
+
+  function finishReason(stop: DoneChoice): string {
+    const native = stop.providerReason;
+    if (sameFamily && native !== null) {
+      const reads = FINISH_READS[native];
+      if (reads === stop.stopReason || (reads === 'end' && stop.stopReason === 'tool_use')) return native;
+    }
+    if (stop.stopReason === 'error') return 'OTHER';
+    return FINISH[stop.stopReason];
+  }
+
+  function finish(ev: DoneChoice): void {
+    writeOpenCalls();
+    const u = usageMetadata();
+    const extra: JsonObject | undefined = u === null ? undefined : { usageMetadata: u };
+    if (sameFamily && ev.stopReason === 'refusal' && !wroteContent && ev.providerReason !== null && BLOCK_REASONS.has(ev.providerReason)) {
+      // the prompt itself was blocked: no candidate at all
+      chunk([], { promptFeedback: { blockReason: ev.providerReason }, ...extra });
+      ended = true;
+      return;
+    }
+    candidate(0).stop = ev;
+    const last = pending;
+    pending = null;
+    const cands = candidates.map((c) => {
+      const out: JsonObject = {};
+      if (last !== null && last.k === c.k) out['content'] = content([settle(last)]);
+      // a candidate whose own stop never came: Google's "not specified"
+      out['finishReason'] = c.stop === null ? 'FINISH_REASON_UNSPECIFIED' : finishReason(c.stop);
+      out['index'] = c.k;
+      return out;
+    });
+    chunk(cands, extra);
+    ended = true;
+    const output = outputOf(ctx);
+    output.lastId = id;
+    output.lastWaiting = candidates.some((c) => c.lastKind === 'call');
+  }
+
+  function push(ev: UnifiedEvent): void {
+    if (ended) return;
+    const k = ev.choice ?? 0;
+    switch (ev.type) {
+      case 'start': {
+        const output = outputOf(ctx);
+        // Gemini reads a response that ended on a call, followed by the same responseId, as one response
+        // (server-side MCP): a source whose ids repeat (Live's session id) must not say it
+        if (ev.id !== null && ev.id === output.lastId && output.lastWaiting) {
+          ctx.lose('response_id', `${ev.id} repeated: the previous response ended on a call under it`);
+          id = null;
+        } else id = ev.id;
+        model = ev.model;
+        sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
+        ownUsage = ev.dialect === 'gemini';
+        return;
+      }
+      case 'text_delta':
+        part(k, 'text', ev.index, { text: ev.text });
+        return;
+      case 'reasoning_delta':
+        part(k, 'thought', ev.index, { text: ev.text, thought: true });
+        return;
+      case 'signature':
+        if (!sameFamily || ev.kind !== 'thought_signature') ctx.lose('signature', `a ${ev.kind} from another provider family`);
+        else signature(k, ev.index, ev.signature);
+        return;
+      case 'tool_call_start':
+        if (ev.providerExecuted === true) ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
+        else if (!calls.has(ev.id)) calls.set(ev.id, { k, index: ev.index, name: ev.name, text: '' });
+        return;
+      case 'tool_call_delta': {
+        if (ev.providerExecuted === true) return; // counted at its start
+        let call = calls.get(ev.id);
+        if (call === undefined) calls.set(ev.id, (call = { k, index: ev.index, name: '', text: '' }));
+        call.text += ev.argumentsDelta;
+        return;
+      }
+      case 'tool_call_done':
+        if (ev.providerExecuted === true) return;
+        calls.delete(ev.id);
+        callPart(k, ev.id, ev.name, ev.arguments, ev.index);
+        return;
+      case 'tool_result':
+        ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
+        return;
+      case 'citation':
+        ctx.lose('citation', ev.url ?? ev.source ?? ev.title ?? 'a citation');
+        return;
+      case 'file':
+        if (ev.partial !== true) {
+          const blob: JsonObject = { data: ev.data };
+          if (ev.mimeType !== null) blob['mimeType'] = ev.mimeType;
+          part(k, 'other', ev.index, { inlineData: blob });
+        }
+        return;
+      case 'audio_delta':
+        if (ev.mimeType === null || !ev.mimeType.startsWith('audio/')) ctx.lose('audio', `${ev.mimeType ?? 'untyped'} audio (inlineData needs an audio/… type)`);
+        else part(k, 'audio', ev.index, { inlineData: { mimeType: ev.mimeType, data: ev.data } });
+        return;
+      case 'usage':
+        usage = ev;
+        return;
+      case 'error':
+        if (ev.terminal) fail(ev);
+        else ctx.lose('error', `${ev.code}: ${ev.message}`);
+        return;
+      case 'done':
+        if (k !== 0) {
+          candidate(k).stop = { choice: k, stopReason: ev.stopReason, providerReason: ev.providerReason };
+          return;
+        }
+        for (const c of ev.choices ?? []) candidate(c.choice).stop = c;
+        if (ev.stopReason === 'error') fail({ code: 'api_error', message: `the response ended with an error${ev.providerReason === null ? '' : ` (${ev.providerReason})`}` });
+        else finish({ choice: 0, stopReason: ev.stopReason, providerReason: ev.providerReason });
+        return;
+      case 'raw':
+        ctx.lose('raw', 'provider events with no unified meaning');
+        return;
+      case 'session':
+        ctx.lose('session', ev.kind);
+        return;
+      case 'tool_call_cancel':
+        ctx.lose('tool_call_cancel', ev.ids.join(', '));
+        return;
+      default:
+        assertNever(ev);
+    }
+  }
+
+  return {
+    push,
+    abort() {
+      if (!ended) fail({ code: 'incomplete_stream', message: 'the source stream ended before the response was done' });
+    },
+  };
+}
+
+function definition<const N extends string>(name: N, framing: Framing) {
+  return defineTarget({
+    name,
+    contentType: framing === 'sse' ? 'text/event-stream' : 'application/json',
+    family: FAMILY,
+    createResponse: (ctx) => createResponse(ctx, framing),
+    writeError(ev, ctx) {
+      writeChunk(ctx, framing, errorChunk(ev));
+    },
+    end(ctx) {
+      if (framing === 'sse') return;
+      ctx.write(outputOf(ctx).open ? '\n]' : '[]');
+      outputs.delete(ctx);
+    },
+  });
+}
+
+export const geminiTarget = definition('gemini', 'sse');
+export const geminiJsonArrayTarget = definition('gemini-json-array', 'json-array');

@@ -416,7 +416,11 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
     closeCompleteCalls(): void {
       for (const [index, call] of calls) {
         const text = call.deltas.join('');
-        if (text === '') continue;
+        if (text === '') {
+          // Arguments that came whole (on the step, or a server call's delta) are complete.
+          if (isObject(call.initial ?? null)) self.closeCall(index, call);
+          continue;
+        }
         try {
           JSON.parse(text);
         } catch {

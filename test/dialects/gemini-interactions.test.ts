@@ -291,6 +291,24 @@ t.test('a result step with is_error, and a result whose call never came: the res
   t.end();
 });
 
+t.test('[DONE] before interaction.completed: a server call whose arguments came whole closes, then incomplete_stream', (t) => {
+  const lines = [
+    { event_type: 'interaction.created', interaction: { id: 'i6', model: 'm' } },
+    { event_type: 'step.start', index: 0, step: { type: 'google_search_call', id: 's1' } },
+    { event_type: 'step.delta', index: 0, delta: { type: 'google_search_call', arguments: { queries: ['q'] } } },
+  ];
+  const buf = Buffer.from(lines.map((l) => `event: ${l.event_type}\ndata: ${JSON.stringify(l)}\n\n`).join('') + 'event: done\ndata: [DONE]\n\n');
+  const evs = check(t, buf);
+  t.same(view(evs).slice(1), [
+    { type: 'tool_call_start', index: 0, id: 's1', name: 'google_search', providerExecuted: true },
+    { type: 'tool_call_delta', index: 0, id: 's1', argumentsDelta: '{"queries":["q"]}', providerExecuted: true },
+    { type: 'tool_call_done', index: 0, id: 's1', name: 'google_search', arguments: '{"queries":["q"]}', providerExecuted: true },
+    { type: 'error', code: 'incomplete_stream', message: 'the stream ended before interaction.completed', terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  t.end();
+});
+
 // ---------------------------------------------------------------------------
 // corpus
 

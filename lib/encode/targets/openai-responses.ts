@@ -19,13 +19,17 @@
  * - `encrypted_content` (a `signature` of kind encrypted_content) is carried
  *   only from the Responses family (openai-responses, xai-responses): it
  *   completes its reasoning item. Other signatures are reported lost.
- * - Citations → `url_citation` annotations (response.output_text.annotation.added)
- *   on the content part of their text block: the family's own annotation as it
- *   came; another family's citation with a URL gets the offsets it has, else
- *   the span of its block written from the citation on (Anthropic cites a
- *   block before its text), added when the part is done. A citation of a text
- *   part already done goes into that part's annotations in the terminal
- *   response when it has offsets; the others are reported lost.
+ * - Citations → annotations (response.output_text.annotation.added) on the
+ *   content part of their text block: the family's own annotation as it came;
+ *   another family's citation with a URL → a `url_citation` with the offsets
+ *   it has. One that came before its block's text (Anthropic cites a block
+ *   at its start) spans that text, added when the part is done; one with no
+ *   offsets after the text began (Perplexity's and xAI's source lists) has no
+ *   start_index / end_index (the SDK's type wants them, its accumulator does
+ *   not check; inventing a range would be worse). A citation of a part
+ *   already done is in that part's annotations in the terminal response (the
+ *   reader cites it from there). Citations with no URL (documents, file
+ *   stores of other families) are reported lost.
  * - Stop reasons: end / tool_use → completed (the reader says tool_use when a
  *   client call is in the output: a tool_use with none cannot be said, and is
  *   reported), max_tokens → incomplete `max_output_tokens`, refusal →
@@ -53,8 +57,8 @@ interface Part {
   key: string;
   text: string;
   annotations: JsonObject[];
-  /** Citations without offsets, added when the part is done: their start offset and annotation. */
-  held: { start: number; annotation: JsonObject }[];
+  /** url_citations that came before the part's text, without offsets: added when the part is done, spanning its text. */
+  held: JsonObject[];
   open: boolean;
 }
 
@@ -180,6 +184,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
   const pending = new Map<string, PendingCall>();
   /** Unified text block index → the latest content part holding its text. */
   const partsByBlock = new Map<number, { item: MessageItem; part: Part }>();
+  /** Citations of a text block whose text has not come yet (Anthropic cites a block at its start). */
+  const early = new Map<number, CitationEvent[]>();
   let clientCalls = 0;
 
   function emit(type: string, fields: JsonObject): void {
@@ -226,10 +232,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
     const where = { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.indexOf(part) };
     if (part.kind === 'refusal') emit('response.refusal.done', { ...where, refusal: part.text });
     else {
-      for (const h of part.held) {
-        const annotation: JsonObject = { ...h.annotation, start_index: h.start, end_index: part.text.length };
-        annotate(item, part, annotation);
-      }
+      for (const h of part.held) annotate(item, part, { ...h, start_index: 0, end_index: part.text.length });
       part.held.length = 0;
       emit('response.output_text.done', { ...where, text: part.text, logprobs: [] });
     }
@@ -290,7 +293,11 @@ function createResponse(ctx: TargetContext): TargetResponse {
       part = { kind, key, text: '', annotations: [], held: [], open: true };
       item.parts.push(part);
       emit('response.content_part.added', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1, part: partJson(part) });
-      if (kind === 'text') partsByBlock.set(block, { item, part });
+      if (kind === 'text') {
+        partsByBlock.set(block, { item, part });
+        for (const c of early.get(block) ?? []) cite(c);
+        early.delete(block);
+      }
     }
     part.text += delta;
     const where = { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1 };
@@ -302,18 +309,24 @@ function createResponse(ctx: TargetContext): TargetResponse {
     const at = partsByBlock.get(ev.index);
     const annotation = annotationOf(ev, sameFamily);
     const what = ev.url ?? ev.source ?? ev.title ?? 'a citation';
-    if (at === undefined || annotation === undefined) {
-      ctx.lose('citation', at === undefined ? `${what} (no text part of block ${ev.index})` : `${what} (no URL: a url_citation needs one)`);
+    if (annotation === undefined) {
+      ctx.lose('citation', `${what} (no URL: a url_citation needs one)`);
       return;
     }
-    const offsets = typeof annotation['start_index'] === 'number' && typeof annotation['end_index'] === 'number';
-    if (at.part.open) {
-      if (offsets || annotation['type'] !== 'url_citation') annotate(at.item, at.part, annotation);
-      else at.part.held.push({ start: at.part.text.length, annotation });
-    } else if (offsets || annotation['type'] !== 'url_citation') {
-      // the part is done: the annotation is in the terminal response's output (the reader cites it from there)
-      at.part.annotations.push(annotation);
-    } else ctx.lose('citation', `${what} (no cited range, and its text part is done)`);
+    if (at === undefined) {
+      // held until the block's text comes (lost if it never does)
+      const list = early.get(ev.index) ?? [];
+      list.push(ev);
+      early.set(ev.index, list);
+      return;
+    }
+    const ranged = typeof annotation['start_index'] === 'number' || annotation['type'] !== 'url_citation';
+    if (!ranged && at.part.open && at.part.text === '') {
+      // cited before its text (Anthropic): the block's text is the cited range, known when the part is done
+      at.part.held.push(annotation);
+    } else if (at.part.open) annotate(at.item, at.part, annotation);
+    // the part is done: the annotation is in the terminal response's output (the reader cites it from there)
+    else at.part.annotations.push(annotation);
   }
 
   // --- reasoning items ------------------------------------------------------
@@ -407,6 +420,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
 
   /** Calls never added (only whitespace streamed) or left open, then the flowing item. */
   function closeAll(status: ItemStatus): void {
+    for (const [block, list] of early) for (const c of list) ctx.lose('citation', `${c.url ?? 'a citation'} (block ${block} has no text)`);
+    early.clear();
     closeFlowing(status);
     for (const [callId, p] of [...pending]) openCall(callId, p, p.text);
     for (const item of output) if (item.open) closeItem(item, status);

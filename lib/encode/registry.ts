@@ -1,10 +1,11 @@
 /** The target wires an encoder writes: one file each, one line here. */
+import { aiSdkUiTarget } from './targets/ai-sdk-ui.js';
 import { anthropicMessagesTarget } from './targets/anthropic-messages.js';
 import { geminiJsonArrayTarget, geminiTarget } from './targets/gemini.js';
 import { openaiChatTarget } from './targets/openai-chat.js';
 import { openaiResponsesTarget } from './targets/openai-responses.js';
 
-export const TARGETS = [openaiChatTarget, anthropicMessagesTarget, openaiResponsesTarget, geminiTarget, geminiJsonArrayTarget] as const;
+export const TARGETS = [openaiChatTarget, anthropicMessagesTarget, aiSdkUiTarget, openaiResponsesTarget, geminiTarget, geminiJsonArrayTarget] as const;
 
 export type TargetNameOf = (typeof TARGETS)[number]['name'];
 

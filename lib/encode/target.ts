@@ -25,6 +25,8 @@ export interface TargetDefinitionOf<N extends string> {
   readonly name: N;
   /** The HTTP content type of this wire. */
   readonly contentType: string;
+  /** Other HTTP response headers the wire's clients need (e.g. the AI SDK's `x-vercel-ai-ui-message-stream: v1`). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** The dialects whose signatures, citations and stop reasons this wire can carry as they came. */
   readonly family: readonly DialectName[];
   createResponse(ctx: TargetContext): TargetResponse;

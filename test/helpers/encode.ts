@@ -51,8 +51,10 @@ export const view = (f: FinalResult): View => ({
 
 /** What one target's tests know about it (test/encode/expect/<target>.ts). */
 export interface TargetExpectation {
-  /** The dialect that reads the target's bytes back. */
-  readAs: DialectName;
+  /** The dialect that reads the target's bytes back (none when `readBack` is false). */
+  readAs?: DialectName;
+  /** false: no dialect of ours reads this wire; round-trip.test.ts skips it (test/encode/sdk-<target>.test.ts reads it back). */
+  readBack?: false;
   /** True when a final of this dialect is the target's own family (its signatures, citations and reasons carry as they came). */
   sameFamily(dialect: DialectName | null): boolean;
   /** What reading the target's bytes must give for one original final: the original, less what the target cannot carry. */

@@ -1,6 +1,7 @@
 /** Every target's expectations: a target without an entry here does not compile. */
 import type { TargetName } from '../../../lib/encode/types.js';
 import type { TargetExpectation } from '../../helpers/encode.js';
+import { aiSdkUi } from './ai-sdk-ui.js';
 import { anthropicMessages } from './anthropic-messages.js';
 import { gemini, geminiJsonArray } from './gemini.js';
 import { openaiChat } from './openai-chat.js';
@@ -9,6 +10,7 @@ import { openaiResponses } from './openai-responses.js';
 export const EXPECTATIONS: Record<TargetName, TargetExpectation> = {
   'openai-chat': openaiChat,
   'anthropic-messages': anthropicMessages,
+  'ai-sdk-ui': aiSdkUi,
   'openai-responses': openaiResponses,
   gemini,
   'gemini-json-array': geminiJsonArray,

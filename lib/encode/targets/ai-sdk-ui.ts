@@ -1,0 +1,354 @@
+/**
+ * Unified events → the Vercel AI SDK's UI message stream, the wire `useChat`
+ * / `readUIMessageStream` read (vercel/ai packages/ai/src/ui-message-stream/
+ * ui-message-chunks.ts @ed857f50, ai 7.0.77; the same chunk shapes in ai 6).
+ *
+ * - Framing: SSE `data: {json}\n\n` chunks, the output ending with
+ *   `data: [DONE]\n\n` (JsonToSseTransformStream). HTTP: content type
+ *   `text/event-stream` and the header `x-vercel-ai-ui-message-stream: v1`
+ *   (UI_MESSAGE_STREAM_HEADERS), both in the definition below.
+ * - One UI message per response: `start` {messageId: the response id, made
+ *   unique in the output when two responses share one}, `start-step`, the
+ *   parts, `finish-step`, `finish` {finishReason}. `[DONE]` is written once,
+ *   when the whole output ends.
+ * - Text and reasoning: `text-start` / `text-delta` / `text-end` and
+ *   `reasoning-*` by part id; a part is ended when another part begins (a
+ *   later delta of the same block starts a new part) and at the end.
+ *   Refusal text is text (finishReason `content-filter`).
+ * - Tool calls: `tool-input-start` {toolCallId, toolName, providerExecuted?},
+ *   `tool-input-delta`, then `tool-input-available` {input: the parsed JSON,
+ *   `{}` when empty, the text itself when it is not JSON (an OpenAI custom
+ *   tool's free-form input)}. Parts are static tools (`tool-<name>`, no
+ *   `dynamic`), as a server that declared its tools writes them.
+ * - Hosted tools: the call carries `providerExecuted: true`, its result is
+ *   `tool-output-available` {output, providerExecuted} (`tool-output-error`
+ *   {errorText: the result as JSON text} when the provider says it failed).
+ *   A result whose call this response never showed has no part to attach to:
+ *   lost (`tool_result`).
+ * - Citations: `source-url` {sourceId, url, title?}; a citation without a URL
+ *   is `source-document` {sourceId, mediaType, title} (mediaType
+ *   `application/pdf` for an Anthropic page_location, else `text/plain`, as
+ *   the AI SDK's providers guess it). The cited text and range have no place
+ *   in a source part: reported (`citation`).
+ * - Files: `file` {url: a `data:` URL of the base64, mediaType (unknown:
+ *   `application/octet-stream`)}; previews (`partial`) are not written.
+ * - Signatures: Anthropic's, as the AI SDK's Anthropic provider writes them
+ *   (`reasoning-delta` {delta: '', providerMetadata: {anthropic: {signature}}},
+ *   redacted thinking as a reasoning part with
+ *   `providerMetadata.anthropic.redactedData`), so that convertToModelMessages
+ *   sends them back; from the Anthropic family only. Others are reported.
+ * - Usage has no chunk of its own: it goes in `finish.messageMetadata.usage`,
+ *   shaped as the AI SDK's LanguageModelUsage (what a server's
+ *   `messageMetadata` callback returning `part.totalUsage` writes), unknown
+ *   counts left out; the model goes in `start.messageMetadata.model`.
+ * - Errors: a terminal error is an `error` {errorText: "code: message"} chunk,
+ *   then `finish` {finishReason: 'error'}; a response cut short (abort) ends
+ *   its open parts, writes an `error` chunk and `finish` {finishReason: 'error'}.
+ *   Warnings (non-terminal errors), audio, choices k > 0 and raw events have no
+ *   place: reported.
+ */
+import { assertNever, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
+import { defineTarget, sseData, type TargetContext, type TargetResponse } from '../target.js';
+
+const FAMILY = ['anthropic-messages', 'xai-messages'] as const;
+
+/** The AI SDK's FinishReason for each unified stop reason (every one has a word). */
+const FINISH: Record<StopReason, string> = {
+  end: 'stop',
+  tool_use: 'tool-calls',
+  max_tokens: 'length',
+  refusal: 'content-filter',
+  error: 'error',
+  other: 'other',
+};
+
+/** Per encoder output: the message ids written so far (a second response with the same id gets a suffix). */
+const outputs = new WeakMap<TargetContext, Set<string>>();
+
+function messageId(ctx: TargetContext, id: string | null): string {
+  let seen = outputs.get(ctx);
+  if (seen === undefined) outputs.set(ctx, (seen = new Set()));
+  const base = id === null || id === '' ? 'msg-wirefold' : id;
+  let out = base;
+  for (let n = 2; seen.has(out); n++) out = `${base}-${n}`;
+  seen.add(out);
+  return out;
+}
+
+/** LanguageModelUsage's shape, unknown counts left out (JSON has no undefined). */
+function uiUsage(u: UsageEvent): JsonObject {
+  const out: JsonObject = {};
+  if (u.inputTokens !== null) out['inputTokens'] = u.inputTokens;
+  const input: JsonObject = {};
+  if (u.cachedInputTokens !== null) input['cacheReadTokens'] = u.cachedInputTokens;
+  if (u.inputTokens !== null && u.cachedInputTokens !== null) input['noCacheTokens'] = u.inputTokens - u.cachedInputTokens;
+  if (Object.keys(input).length > 0) out['inputTokenDetails'] = input;
+  if (u.outputTokens !== null) out['outputTokens'] = u.outputTokens;
+  const output: JsonObject = {};
+  if (u.reasoningTokens !== null) output['reasoningTokens'] = u.reasoningTokens;
+  if (u.outputTokens !== null && u.reasoningTokens !== null) output['textTokens'] = u.outputTokens - u.reasoningTokens;
+  if (Object.keys(output).length > 0) out['outputTokenDetails'] = output;
+  if (u.totalTokens !== null) out['totalTokens'] = u.totalTokens;
+  return out;
+}
+
+/** As the finals' tool calls: parsed JSON, `{}` when empty, the text itself when it is not JSON. */
+function toolInput(text: string): Json {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return text;
+  }
+}
+
+interface Call {
+  name: string;
+  providerExecuted: boolean;
+  /** `tool-input-start` was written (deltas need it). */
+  started: boolean;
+  /** The argument text so far. */
+  written: string;
+  /** `tool-input-available` was written. */
+  done: boolean;
+}
+
+function createResponse(ctx: TargetContext): TargetResponse {
+  let sameFamily = false;
+  let begun = false;
+  let ended = false;
+  let errorWritten = false;
+  let usage: UsageEvent | null = null;
+  let parts = 0;
+  let sources = 0;
+  /** The open text or reasoning part: its unified key and part id. */
+  let flowing: { key: string; kind: 'text' | 'reasoning'; id: string } | null = null;
+  const calls = new Map<string, Call>();
+
+  function chunk(data: JsonObject): void {
+    ctx.write(sseData(data));
+  }
+
+  function begin(id: string | null = null, model: string | null = null): void {
+    if (begun) return;
+    begun = true;
+    chunk({ type: 'start', messageId: messageId(ctx, id), ...(model === null ? {} : { messageMetadata: { model } }) });
+    chunk({ type: 'start-step' });
+  }
+
+  function closeFlowing(): void {
+    if (flowing === null) return;
+    chunk({ type: `${flowing.kind}-end`, id: flowing.id });
+    flowing = null;
+  }
+
+  /** The open part for a text or reasoning block, starting one (and ending the other) when needed. */
+  function flow(key: string, kind: 'text' | 'reasoning', providerMetadata?: JsonObject): string {
+    begin();
+    if (flowing !== null && flowing.key === key && providerMetadata === undefined) return flowing.id;
+    closeFlowing();
+    const id = `${kind}-${parts++}`;
+    flowing = { key, kind, id };
+    chunk({ type: `${kind}-start`, id, ...(providerMetadata === undefined ? {} : { providerMetadata }) });
+    return id;
+  }
+
+  function call(id: string, name: string, providerExecuted: boolean): Call {
+    let c = calls.get(id);
+    if (c === undefined) {
+      c = { name, providerExecuted, started: false, written: '', done: false };
+      calls.set(id, c);
+    }
+    if (c.name === '') c.name = name;
+    return c;
+  }
+
+  function startCall(id: string, c: Call): void {
+    if (c.started || c.name === '') return;
+    begin();
+    closeFlowing();
+    c.started = true;
+    chunk({ type: 'tool-input-start', toolCallId: id, toolName: c.name, ...(c.providerExecuted ? { providerExecuted: true } : {}) });
+  }
+
+  function inputAvailable(id: string, c: Call): void {
+    begin();
+    closeFlowing();
+    c.done = true;
+    chunk({
+      type: 'tool-input-available',
+      toolCallId: id,
+      toolName: c.name === '' ? 'unknown' : c.name,
+      input: toolInput(c.written),
+      ...(c.providerExecuted ? { providerExecuted: true } : {}),
+    });
+  }
+
+  /** Ends what is open: text/reasoning parts, calls whose done never came (their input as written so far). */
+  function closeAll(): void {
+    closeFlowing();
+    for (const [id, c] of calls) if (!c.done) inputAvailable(id, c);
+  }
+
+  function finish(reason: string): void {
+    begin();
+    closeAll();
+    chunk({ type: 'finish-step' });
+    chunk({ type: 'finish', finishReason: reason, ...(usage === null ? {} : { messageMetadata: { usage: uiUsage(usage) } }) });
+    ended = true;
+  }
+
+  function error(code: string, message: string): void {
+    begin();
+    closeAll();
+    errorWritten = true;
+    chunk({ type: 'error', errorText: `${code}: ${message}` });
+  }
+
+  function push(ev: UnifiedEvent): void {
+    if (ended) return;
+    if (ev.choice !== undefined && ev.choice !== 0 && ev.type !== 'done') {
+      ctx.lose('choice', `events of choice ${ev.choice} (a UI message has one choice)`);
+      return;
+    }
+    switch (ev.type) {
+      case 'start':
+        sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
+        begin(ev.id, ev.model);
+        return;
+      case 'text_delta': {
+        const id = flow(`text:${ev.index}`, 'text');
+        chunk({ type: 'text-delta', id, delta: ev.text });
+        return;
+      }
+      case 'reasoning_delta': {
+        const id = flow(`reasoning:${ev.index}`, 'reasoning');
+        chunk({ type: 'reasoning-delta', id, delta: ev.text });
+        return;
+      }
+      case 'signature':
+        if (!sameFamily || ev.kind === 'thought_signature' || ev.kind === 'encrypted_content') {
+          ctx.lose('signature', `a ${ev.kind} (the AI SDK's providerMetadata for it is carried from the Anthropic family only)`);
+        } else if (ev.kind === 'redacted_thinking') {
+          flow(`redacted:${ev.index}`, 'reasoning', { anthropic: { redactedData: ev.signature } });
+          closeFlowing();
+        } else {
+          // the signature ends its thinking block (omitted thinking: a part with no text)
+          const id = flow(`reasoning:${ev.index}`, 'reasoning');
+          chunk({ type: 'reasoning-delta', id, delta: '', providerMetadata: { anthropic: { signature: ev.signature } } });
+          closeFlowing();
+        }
+        return;
+      case 'tool_call_start':
+        startCall(ev.id, call(ev.id, ev.name, ev.providerExecuted === true));
+        return;
+      case 'tool_call_delta': {
+        if (ev.argumentsDelta.length === 0) return;
+        const c = call(ev.id, '', ev.providerExecuted === true);
+        if (c.done) return;
+        c.written += ev.argumentsDelta;
+        if (c.started) chunk({ type: 'tool-input-delta', toolCallId: ev.id, inputTextDelta: ev.argumentsDelta });
+        return;
+      }
+      case 'tool_call_done': {
+        const c = call(ev.id, ev.name, ev.providerExecuted === true);
+        if (c.done) return;
+        const streamed = c.started ? c.written : ''; // deltas before the name was known were held
+        startCall(ev.id, c);
+        // the authoritative arguments: what the deltas did not already say
+        if (ev.arguments.startsWith(streamed)) {
+          const rest = ev.arguments.slice(streamed.length);
+          if (rest.length > 0 && c.started) chunk({ type: 'tool-input-delta', toolCallId: ev.id, inputTextDelta: rest });
+        }
+        c.written = ev.arguments;
+        inputAvailable(ev.id, c);
+        return;
+      }
+      case 'tool_result': {
+        const c = calls.get(ev.id);
+        if (c === undefined) {
+          ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name} (no call of this response to attach it to)`);
+          return;
+        }
+        if (!c.done) inputAvailable(ev.id, c);
+        closeFlowing();
+        const executed: JsonObject = c.providerExecuted ? { providerExecuted: true } : {};
+        if (ev.isError === true) {
+          chunk({ type: 'tool-output-error', toolCallId: ev.id, errorText: typeof ev.result === 'string' ? ev.result : JSON.stringify(ev.result), ...executed });
+        } else chunk({ type: 'tool-output-available', toolCallId: ev.id, output: ev.result, ...executed });
+        return;
+      }
+      case 'citation': {
+        begin();
+        const sourceId = `source-${sources++}`;
+        if (ev.url !== undefined) chunk({ type: 'source-url', sourceId, url: ev.url, ...(ev.title === undefined ? {} : { title: ev.title }) });
+        else {
+          const raw = ev.raw;
+          const pdf = typeof raw === 'object' && raw !== null && !Array.isArray(raw) && raw['type'] === 'page_location';
+          chunk({ type: 'source-document', sourceId, mediaType: pdf ? 'application/pdf' : 'text/plain', title: ev.title ?? ev.source ?? 'document' });
+        }
+        if (ev.citedText !== undefined || ev.start !== undefined || ev.end !== undefined) {
+          ctx.lose('citation', 'the cited text and range (a source part has a URL or a document title only)');
+        }
+        return;
+      }
+      case 'file':
+        if (ev.partial === true) return; // a preview: the complete file follows
+        begin();
+        closeFlowing();
+        chunk({ type: 'file', mediaType: ev.mimeType ?? 'application/octet-stream', url: `data:${ev.mimeType ?? 'application/octet-stream'};base64,${ev.data}` });
+        return;
+      case 'audio_delta':
+        ctx.lose('audio', `${ev.mimeType ?? 'audio'} deltas`);
+        return;
+      case 'usage':
+        usage = ev;
+        return;
+      case 'error':
+        if (ev.terminal) error(ev.code, ev.message);
+        else ctx.lose('error', `${ev.code}: ${ev.message}`);
+        return;
+      case 'done':
+        if (ev.choice !== undefined && ev.choice !== 0) ctx.lose('choice', `the stop reason of choice ${ev.choice}`);
+        else {
+          for (const c of ev.choices ?? []) if (c.choice !== 0) ctx.lose('choice', `the stop reason of choice ${c.choice}`);
+          finish(FINISH[ev.stopReason]);
+        }
+        return;
+      case 'raw':
+        ctx.lose('raw', 'provider events with no unified meaning');
+        return;
+      case 'session':
+        ctx.lose('session', ev.kind);
+        return;
+      case 'tool_call_cancel':
+        ctx.lose('tool_call_cancel', ev.ids.join(', '));
+        return;
+      default:
+        assertNever(ev);
+    }
+  }
+
+  return {
+    push,
+    abort() {
+      if (ended) return;
+      if (!errorWritten) error('api_error', 'the source stream ended before the response was done');
+      finish('error');
+    },
+  };
+}
+
+export const aiSdkUiTarget = defineTarget({
+  name: 'ai-sdk-ui',
+  contentType: 'text/event-stream',
+  headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
+  family: FAMILY,
+  createResponse,
+  writeError(ev, ctx) {
+    ctx.write(sseData({ type: 'error', errorText: `${ev.code}: ${ev.message}` }));
+  },
+  end(ctx) {
+    ctx.write('data: [DONE]\n\n');
+  },
+});

@@ -412,8 +412,10 @@ function createResponse(ctx: TargetContext): TargetResponse {
 
   // --- errors and the terminal event ----------------------------------------
 
+  /** A terminal error: what is open is closed (incomplete) first, nothing follows but response.failed. */
   function writeError(code: string, message: string): void {
     begin();
+    closeAll('incomplete');
     failure = { code, message };
     emit('error', { code, message, param: null });
   }

@@ -2,6 +2,7 @@ import t, { type Test } from 'tap';
 import type { EventsStageOptions } from '../../lib/pipeline/events-stage.js';
 import type { Json, UnifiedEvent } from '../../lib/events.js';
 import { PartialArgsAssembler, parseJsonPath } from '../../lib/dialects/gemini.js';
+import { TextLedger } from '../../lib/dialects/text-offsets.js';
 import { corpusFile, corpusFiles, fixture } from '../helpers/corpus.js';
 import { decodeEvents as decode, stable } from '../helpers/decode.js';
 import { doneReasons as doneOf, ofType as of, texts, usageCounts as usageOf, withoutRaw } from '../helpers/events.js';
@@ -658,6 +659,31 @@ t.test('a 1.3 MB inlineData part: one file event holding the whole base64 string
     const [final] = finalsOf(evs);
     t.equal((final!.content[0] as { data: string }).data, data);
   }
+  t.end();
+});
+
+t.test('TextLedger: UTF-8 byte offsets into decoded text and wire bytes (latin1 view, escapes undecoded), per block', (t) => {
+  const ledger = new TextLedger();
+  ledger.add(0, 'Ça ', false);
+  // 'coûte\n"€"' as wire bytes: û and € as UTF-8 bytes, one character each; \n and \" undecoded
+  ledger.add(0, Buffer.from('co\u00fbte\\n\\"\u20ac\\"', 'utf8').toString('latin1'), true);
+  ledger.add(2, '😀 ok', false);
+  // text: 'Ça coûte\n"€"' (12 UTF-16 units, 16 bytes) then '😀 ok' (block 2: 5 units, 7 bytes)
+  const map = ledger.utf16([0, 1, 2, 4, 16, 18, 20, 21, 23]);
+  t.same([...map.entries()].sort((a, b) => a[0] - b[0]), [
+    [0, 0],
+    [2, 1],
+    [4, 3],
+    [16, 12],
+    [20, 14],
+    [21, 15],
+    [23, 17],
+  ], 'offsets inside a character (1 in Ç, 18 in 😀) are left out');
+  t.same(ledger.span(3, 12, 'coûte\n"€"'), { index: 0, start: 3, end: 12 });
+  t.same(ledger.span(12, 17, '😀 ok'), { index: 2, start: 0, end: 5 });
+  t.equal(ledger.span(3, 12, 'wrong'), null, 'a quote that is not the text there');
+  t.equal(ledger.span(10, 15, undefined), null, 'a range over two blocks');
+  t.equal(ledger.firstBlock(), 0);
   t.end();
 });
 

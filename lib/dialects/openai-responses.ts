@@ -125,23 +125,41 @@ interface DeclaredTools {
 }
 
 /** The item's result field, for hosted items that carry their result themselves. */
-const RESULT_FIELD: Record<string, string> = {
-  web_search_call: 'action',
-  file_search_call: 'results',
-  code_interpreter_call: 'outputs',
-  mcp_call: 'output',
-  mcp_list_tools: 'tools',
-};
+const RESULT_FIELD = new Map([
+  ['web_search_call', 'action'],
+  ['file_search_call', 'results'],
+  ['code_interpreter_call', 'outputs'],
+  ['mcp_call', 'output'],
+  ['mcp_list_tools', 'tools'],
+]);
+
+/** Call items whose side and name the type alone tells (inputs whole at output_item.done). Maps: wire strings are no keys of a plain object. */
+const ITEM_CALLS = new Map<string, Classified>([
+  ['file_search_call', { kind: 'item', hosted: true, name: 'file_search' }],
+  ['image_generation_call', { kind: 'item', hosted: true, name: 'image_generation' }],
+  ['mcp_list_tools', { kind: 'item', hosted: true, name: 'mcp_list_tools' }],
+  ['program', { kind: 'item', hosted: true, name: 'program' }],
+  ['local_shell_call', { kind: 'item', hosted: false, name: 'local_shell' }],
+  ['computer_call', { kind: 'item', hosted: false, name: 'computer' }],
+  ['apply_patch_call', { kind: 'item', hosted: false, name: 'apply_patch' }],
+  ['mcp_approval_request', { kind: 'item', hosted: false, name: 'mcp_approval_request' }],
+]);
 
 /** Server-side call items of xAI's agent tools other than web_search_call (named like vercel/ai's xAI provider reads them). */
 const XAI_HOSTED_ITEMS = new Set(['x_search_call', 'code_execution_call', 'view_image_call', 'view_x_video_call']);
 
 /** output_format → MIME type. */
-const IMAGE_MIME: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', jpg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
+const IMAGE_MIME = new Map([
+  ['png', 'image/png'],
+  ['jpeg', 'image/jpeg'],
+  ['jpg', 'image/jpeg'],
+  ['webp', 'image/webp'],
+  ['gif', 'image/gif'],
+]);
 
 /** An image's MIME type: from its output_format, else its base64's magic bytes, else PNG (the documented default). */
 function imageMime(format: string | undefined, b64: string): string {
-  const byFormat = format === undefined ? undefined : IMAGE_MIME[format.toLowerCase()];
+  const byFormat = format === undefined ? undefined : IMAGE_MIME.get(format.toLowerCase());
   if (byFormat !== undefined) return byFormat;
   if (b64.startsWith('/9j/')) return 'image/jpeg';
   if (b64.startsWith('UklGR')) return 'image/webp';
@@ -234,22 +252,21 @@ function readError(p: JsonObject): { code: string; message: string } {
   return { code, message };
 }
 
-/** A citation event for a text annotation of a known kind (or any with a URL); undefined for others (they stay raw). */
+/** A citation event for a text annotation with a URL, or a file one with its file; undefined for others (they stay raw). */
 function citationOf(annotation: Json | undefined, index: number): CitationEvent | undefined {
   const a = obj(annotation);
   if (a === undefined) return undefined;
   const type = str(a['type']);
   const url = str(a['url']);
   const fileKind = type === 'file_citation' || type === 'container_file_citation' || type === 'file_path';
-  if (type !== 'url_citation' && !fileKind && url === undefined) return undefined;
+  const source = fileKind ? str(a['file_id']) ?? str(a['filename']) : undefined;
+  // what cites nothing (no URL, no file) stays raw
+  if (url === undefined && source === undefined) return undefined;
   const ev: CitationEvent = { type: 'citation', index, raw: a };
   if (url !== undefined) ev.url = url;
   const title = str(a['title']) ?? str(a['filename']);
   if (title !== undefined) ev.title = title;
-  if (fileKind) {
-    const source = str(a['file_id']) ?? str(a['filename']);
-    if (source !== undefined) ev.source = source;
-  }
+  if (source !== undefined) ev.source = source;
   const start = num(a['start_index']);
   const end = num(a['end_index']);
   if (start !== undefined) ev.start = start;
@@ -400,14 +417,6 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
             return { kind: 'code', hosted: true, name: 'code_interpreter' };
           case 'web_search_call':
             return { kind: 'item', hosted: true, name: str(item['name']) ?? 'web_search' };
-          case 'file_search_call':
-            return { kind: 'item', hosted: true, name: 'file_search' };
-          case 'image_generation_call':
-            return { kind: 'item', hosted: true, name: 'image_generation' };
-          case 'mcp_list_tools':
-            return { kind: 'item', hosted: true, name: 'mcp_list_tools' };
-          case 'program':
-            return { kind: 'item', hosted: true, name: 'program' };
           case 'tool_search_call':
             return { kind: 'item', hosted: str(item['execution']) === 'server', name: 'tool_search' };
           case 'shell_call': {
@@ -415,19 +424,10 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
             const hosted = env === 'container_reference' || (env !== 'local' && (declared?.hostedShell ?? false));
             return { kind: 'item', hosted, name: 'shell' };
           }
-          case 'local_shell_call':
-            return { kind: 'item', hosted: false, name: 'local_shell' };
-          case 'computer_call':
-            return { kind: 'item', hosted: false, name: 'computer' };
-          case 'apply_patch_call':
-            return { kind: 'item', hosted: false, name: 'apply_patch' };
-          case 'mcp_approval_request':
-            return { kind: 'item', hosted: false, name: 'mcp_approval_request' };
           default:
-            if (type !== undefined && XAI_HOSTED_ITEMS.has(type)) {
-              return { kind: 'item', hosted: true, name: str(item['name']) ?? type.replace(/_call$/, '') };
-            }
-            return undefined;
+            if (type === undefined) return undefined;
+            if (XAI_HOSTED_ITEMS.has(type)) return { kind: 'item', hosted: true, name: str(item['name']) ?? type.replace(/_call$/, '') };
+            return ITEM_CALLS.get(type);
         }
       },
 
@@ -578,7 +578,7 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
           }
           return;
         }
-        const field = RESULT_FIELD[call.type];
+        const field = RESULT_FIELD.get(call.type);
         if (error !== undefined && error !== null) result = error;
         else if (field !== undefined && item[field] !== undefined) result = item[field]!;
         else if (isError) result = null;

@@ -610,6 +610,36 @@ t.test('unknown types and odd payloads never throw', (tt) => {
     'done end completed @3',
     'raw 42',
   ]);
+  // wire strings that name Object.prototype members, odd items, annotations and citation lists
+  const odd = sse(
+    { type: 'response.created', sequence_number: 0, response: { id: 'resp_o', model: 'gpt-x', tools: [{ type: 'shell', environment: 'x' }, null, 3] } },
+    { type: 'toString', delta: 'x', sequence_number: 1 },
+    { type: 'toString', delta: 'x', sequence_number: 2 },
+    { type: 'response.output_item.added', output_index: 0, sequence_number: 3, item: { type: 'toString', id: 'a' } },
+    { type: 'response.output_item.done', output_index: 1, sequence_number: 4, item: { type: 'constructor', id: 'b' } },
+    { type: 'response.image_generation_call.partial_image', output_index: 1, sequence_number: 5, partial_image_b64: 'AAA', output_format: 'constructor' },
+    { type: 'response.output_text.annotation.added', output_index: 1, sequence_number: 6, annotation: 'x' },
+    { type: 'response.content_part.done', output_index: 1, sequence_number: 7, part: { annotations: [null, 1, { type: 'url_citation' }, { type: 'file_path' }] } },
+    { type: 'response.output_item.done', output_index: 2, sequence_number: 8, item: { type: 'shell_call_output', call_id: 'toString' } },
+    { type: 'response.completed', sequence_number: 9, response: { id: 'resp_o', citations: [1, null, { url: 'https://u.example', title: 'U' }], output: [null, { type: 'message', content: 'x' }] } },
+  );
+  for (const fastPath of [false, true]) {
+    tt.same(lines(decodeEvents(odd, { dialect: DIALECT, fastPath })), [
+      'start resp_o gpt-x @0',
+      'raw response.created @0',
+      'raw toString @1',
+      'raw toString @2',
+      'raw response.output_item.added @3',
+      'raw response.output_item.done @4',
+      'file 1 image/png 3 partial @5',
+      'raw response.output_text.annotation.added @6',
+      'raw response.content_part.done @7',
+      'raw response.output_item.done @8',
+      'raw response.completed @9',
+      'citation 1 https://u.example - @9',
+      'done end completed @9',
+    ], `fast path ${fastPath}: nothing throws, what cites nothing stays raw`);
+  }
   tt.end();
 });
 

@@ -188,12 +188,13 @@ function citationsOf(r: OpenAIResponse): FinalCitation[] {
     for (const part of (item['content'] as Item[] | undefined) ?? []) {
       for (const a of (part['annotations'] as Item[] | undefined) ?? []) {
         const file = a.type === 'file_citation' || a.type === 'container_file_citation' || a.type === 'file_path';
-        if (a.type !== 'url_citation' && !file && typeof a['url'] !== 'string') continue;
+        const source = file ? str(a['file_id']) || str(a['filename']) : '';
+        if (typeof a['url'] !== 'string' && source === '') continue;
         const c: FinalCitation = { index };
         if (typeof a['url'] === 'string') c.url = a['url'];
         const title = typeof a['title'] === 'string' ? a['title'] : typeof a['filename'] === 'string' ? a['filename'] : undefined;
         if (title !== undefined) c.title = title;
-        if (file) c.source = str(a['file_id']) || str(a['filename']);
+        if (source !== '') c.source = source;
         if (typeof a['start_index'] === 'number') c.start = a['start_index'];
         if (typeof a['end_index'] === 'number') c.end = a['end_index'];
         out.push(c);

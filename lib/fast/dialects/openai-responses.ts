@@ -29,20 +29,21 @@ const F_DELTA = 3;
 /** item_id (tool-call deltas only). */
 const F_ITEM = 4;
 
-const KINDS: Record<string, [number, string | null]> = {
-  'response.output_text.delta': [TEXT, 'content_index'],
-  'response.refusal.delta': [REFUSAL, 'content_index'],
-  'response.reasoning_summary_text.delta': [REASONING, 'summary_index'],
-  'response.reasoning_text.delta': [REASONING, 'content_index'],
-  'response.function_call_arguments.delta': [FUNCTION_ARGS, null],
-  'response.custom_tool_call_input.delta': [CUSTOM_INPUT, null],
-  'response.mcp_call_arguments.delta': [MCP_ARGS, null],
-  'response.code_interpreter_call_code.delta': [CODE, null],
-};
+/** A Map: a wire `type` such as "toString" is no key of a plain object. */
+const KINDS = new Map<string, [number, string | null]>([
+  ['response.output_text.delta', [TEXT, 'content_index']],
+  ['response.refusal.delta', [REFUSAL, 'content_index']],
+  ['response.reasoning_summary_text.delta', [REASONING, 'summary_index']],
+  ['response.reasoning_text.delta', [REASONING, 'content_index']],
+  ['response.function_call_arguments.delta', [FUNCTION_ARGS, null]],
+  ['response.custom_tool_call_input.delta', [CUSTOM_INPUT, null]],
+  ['response.mcp_call_arguments.delta', [MCP_ARGS, null]],
+  ['response.code_interpreter_call_code.delta', [CODE, null]],
+]);
 
 function learnResponsesTemplate(p: JsonObject): Template | null {
   const type = p['type'];
-  const spec = typeof type === 'string' ? KINDS[type] : undefined;
+  const spec = typeof type === 'string' ? KINDS.get(type) : undefined;
   if (spec === undefined || typeof p['delta'] !== 'string') return null;
   const [kind, positionKey] = spec;
   const b = new TemplateBuilder(kind).open();

@@ -199,6 +199,9 @@ t.test('the wire: SSE data chunks, [DONE] once at the end, the content type and 
   });
   t.equal(chunks[20]!['messageId'], 'r1-2');
   t.strictSame(chunks.at(-1), { type: 'finish', finishReason: 'error' });
+  // an error outside any response: an error chunk of no message, and [DONE]
+  const outside = runStage(createEncoder({ to: 'ai-sdk-ui' }), [{ type: 'error', code: 'invalid_json', message: 'bad', terminal: true }]).join('');
+  t.equal(outside, 'data: {"type":"error","errorText":"invalid_json: bad"}\n\ndata: [DONE]\n\n');
 });
 
 t.test('lost: foreign signatures, orphan results, cited ranges, audio; strict fails on them', async (t) => {

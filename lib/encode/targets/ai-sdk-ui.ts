@@ -48,6 +48,7 @@
  *   place: reported.
  */
 import { assertNever, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
+import { parseArguments } from '../../accumulate/tool-args.js';
 import { defineTarget, sseData, type TargetContext, type TargetResponse } from '../target.js';
 
 const FAMILY = ['anthropic-messages', 'xai-messages'] as const;
@@ -94,12 +95,8 @@ function uiUsage(u: UsageEvent): JsonObject {
 
 /** As the finals' tool calls: parsed JSON, `{}` when empty, the text itself when it is not JSON. */
 function toolInput(text: string): Json {
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text) as Json;
-  } catch {
-    return text;
-  }
+  const parsed = parseArguments(text);
+  return parsed.ok ? parsed.value : text;
 }
 
 interface Call {

@@ -2,11 +2,13 @@
  * `npm run bench:jobs`: the CLI's --jobs 1 against --jobs N (2 by default),
  * and against --jobs left at its default (the number of cores, after the
  * main thread's own share: lib/cli/jobs.ts), on (a) many capture files and (b) a records
- * file holding the same captures, each run in a child process of its own
+ * file holding the same captures (given as a file: cut into byte ranges the
+ * workers read, lib/cli/range.ts; and on standard input: line batches the
+ * main thread splits), each run in a child process of its own
  * running the built bin's main() (dist/: `npm run build` first).
  *
  *   tsx benchmarks/jobs.ts [--files 200] [--size 200KB] [--jobs 2] [--rounds 3]
- *                          [--scenarios files-final,files-events,records]
+ *                          [--scenarios files-final,files-events,records,records-stdin]
  *
  * The captures are generated once (benchmarks/generate.ts: `--files` seeded
  * single-response fixtures of `--size`, the dialects in turn) into
@@ -25,7 +27,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -90,7 +92,7 @@ async function sha1(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-async function runChild(args: string[], jobs: number): Promise<Run> {
+async function runChild(args: string[], jobs: number, stdin?: string): Promise<Run> {
   const statsPath = join(dir, `stats.${jobs}.json`);
   const outPath = join(dir, `out.${jobs}.txt`);
   const out = createWriteStream(outPath);
@@ -98,9 +100,11 @@ async function runChild(args: string[], jobs: number): Promise<Run> {
   const busy0 = machineBusyMs();
   const t0 = performance.now();
   const jobsArgs = jobs === 0 ? [] : ['--jobs', String(jobs)];
-  const child = spawn(process.execPath, [join(dir, 'child.mjs'), statsPath, ...jobsArgs, ...args], { cwd: repoRoot, stdio: ['ignore', out, 'pipe'] });
+  const input = stdin === undefined ? 'ignore' : openSync(stdin, 'r');
+  const child = spawn(process.execPath, [join(dir, 'child.mjs'), statsPath, ...jobsArgs, ...args], { cwd: repoRoot, stdio: [input, out, 'pipe'] });
+  if (input !== 'ignore') closeSync(input); // the child has its own copy
   const err: Buffer[] = [];
-  child.stderr.on('data', (b: Buffer) => err.push(b));
+  child.stderr!.on('data', (b: Buffer) => err.push(b));
   const code = await new Promise<number | null>((r) => child.on('close', r));
   const processMs = performance.now() - t0;
   const busy1 = machineBusyMs();
@@ -127,7 +131,7 @@ async function main(argv: string[]): Promise<void> {
   const size = parseSize(arg(argv, '--size') ?? '200KB');
   const jobs = Number(arg(argv, '--jobs') ?? '2');
   const rounds = Number(arg(argv, '--rounds') ?? '3');
-  const scenarios = (arg(argv, '--scenarios') ?? 'files-final,files-events,records').split(',');
+  const scenarios = (arg(argv, '--scenarios') ?? 'files-final,files-events,records,records-stdin').split(',');
   if (!existsSync(join(repoRoot, 'dist', 'cli', 'jobs.js'))) throw new Error('dist/ is not built: npm run build');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'child.mjs'), CHILD);
@@ -153,10 +157,11 @@ async function main(argv: string[]): Promise<void> {
     `fixtures: ${files} captures of ${formatSize(size)} (${(filesBytes / MiB).toFixed(1)} MiB), records file ${(recordsBytes / MiB).toFixed(1)} MiB (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`,
   );
 
-  const defs: Record<string, { args: string[]; bytes: number }> = {
+  const defs: Record<string, { args: string[]; bytes: number; stdin?: string }> = {
     'files-final': { args: ['--out', 'final', ...paths], bytes: filesBytes },
     'files-events': { args: ['--out', 'events', ...paths], bytes: filesBytes },
     records: { args: ['--records', recordsPath], bytes: recordsBytes },
+    'records-stdin': { args: ['--records'], bytes: recordsBytes, stdin: recordsPath },
   };
   const results: Record<string, Run[]> = {};
   const load0 = loadavg()[0]!;
@@ -167,7 +172,7 @@ async function main(argv: string[]): Promise<void> {
       const configs = [1, jobs, 0];
       const order = configs.map((_, i) => configs[(i + round) % configs.length]!);
       const trio: Run[] = [];
-      for (const j of order) trio.push(await runChild(def.args, j));
+      for (const j of order) trio.push(await runChild(def.args, j, def.stdin));
       if (new Set(trio.map((r) => r.sha1)).size !== 1) throw new Error(`${name}: --jobs 1, --jobs ${jobs} and the default wrote different output`);
       (results[name] ??= []).push(...trio);
       const by = (j: number): Run => trio.find((r) => r.jobsArg === j)!;

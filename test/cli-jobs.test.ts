@@ -15,6 +15,8 @@ import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PassThrough, Readable } from 'node:stream';
 import { main } from '../lib/cli/main.js';
+import { lastJobsStats } from '../lib/cli/jobs.js';
+import { planRanges } from '../lib/cli/range.js';
 import { runCli } from './helpers/cli.js';
 import { corpusFiles, fixture, repoRoot } from './helpers/corpus.js';
 
@@ -32,8 +34,8 @@ const tool = fixture('quickstart/anthropic-tool-use.sse');
 const toolPath = join('fixtures', 'quickstart', 'anthropic-tool-use.sse');
 
 // Some 50 runs of the bin, each starting worker threads: on a loaded 2-core host this file can take
-// more than the 120 s tap gives a file (about 45 s on an idle one).
-t.setTimeout(360_000);
+// more than the 120 s tap gives a file (about 70 s on an idle one; 356 s at a load average of 22).
+t.setTimeout(480_000);
 
 /**
  * The environment of the bin's runs: without NODE_V8_COVERAGE (c8's), which would have every run and
@@ -129,6 +131,28 @@ t.test('--records: a records file, and the same on stdin, in every --jobs: one l
   const stdin = await sameInEveryJobs(t, ['--records'], text);
   t.equal(stdin.code, 0);
   t.equal(stdin.stderr, '');
+});
+
+/** recordsText() repeated to `bytes` or more: a file large enough to be cut into byte ranges (lib/cli/range.ts). */
+function bigRecordsText(bytes: number): string {
+  const one = recordsText();
+  return Array.from({ length: Math.ceil(bytes / one.length) }, () => one).join('\n');
+}
+
+t.test('--records on one large file: cut into byte ranges the workers read, the same bytes as --jobs 1', async (t) => {
+  const text = bigRecordsText(4.2 * 1024 * 1024); // just over MIN_SPLIT_BYTES: 3 ranges
+  const file = join(dir, 'big-records.jsonl');
+  writeFileSync(file, text);
+  const ranges = planRanges(Buffer.byteLength(text)).length;
+  for (const mode of [[], ['--out', 'rows']]) {
+    const one = await runCli(['--jobs', '1', '--records', ...mode, file]);
+    const two = await runCli(['--jobs', '2', '--records', ...mode, file]);
+    t.equal(lastJobsStats().tasks, ranges, `--jobs 2 ${mode.join(' ')}: one task per range (${ranges})`);
+    t.equal(two.code, one.code);
+    t.ok(two.stdout === one.stdout, `--jobs 2 ${mode.join(' ')}: the same output (${one.stdout.length} characters)`);
+    t.equal(two.stderr, one.stderr);
+  }
+  t.equal((await runCli(['--jobs', '1', '--records', file])).stdout.split('\n').length - 1, text.split('\n').length, 'one line out per line in');
 });
 
 t.test('--strict stops where --jobs 1 stops: the output before it the same, the tasks after it dropped', async (t) => {
@@ -255,6 +279,24 @@ t.test('a worker that runs out of memory fails its input only: named on stderr i
     lines.map((l) => (JSON.parse(l) as { error?: { code: string } }).error?.code),
     Array.from({ length: 7 }, () => 'internal_error'),
   );
+
+  // a large records file cut into byte ranges: the range holding it gets one internal_error line per line it owns
+  const before = bigRecordsText(4.1 * 1024 * 1024);
+  const after = recordsText();
+  const big = join(dir, 'big-with-huge.jsonl');
+  writeFileSync(big, [before, JSON.stringify({ id: 'huge', body: parts.join('') }), after].join('\n') + '\n');
+  const inLines = before.split('\n').length + 1 + after.split('\n').length;
+  // 32 MiB, not 16: with 16 V8 itself ran out of memory in the worker (a fatal error ending the process) on this input
+  const rb = await runBin(['--jobs', '2', '--records', big], null, { WIREFOLD_WORKER_HEAP_MB: '32' });
+  t.equal(rb.code, 70, 'a range lost: exit 70');
+  const m = /^wirefold: .*big-with-huge\.jsonl: internal error: .*memory.* \(lines? (\d+)(?:-(\d+))?\)\n$/.exec(rb.stderr);
+  t.ok(m, 'the file and the range\'s lines named', { stderr: rb.stderr });
+  const [first, last] = [Number(m?.[1]), Number(m?.[2] ?? m?.[1])];
+  const out = rb.stdout.toString().trimEnd().split('\n');
+  t.equal(out.length, inLines, 'one line out per line in still');
+  const lost = out.flatMap((l, i) => ((JSON.parse(l) as { error?: { code: string } }).error?.code === 'internal_error' ? [i + 1] : []));
+  t.same([lost[0], lost.at(-1), lost.length], [first, last, last - first + 1], 'the lines named are the internal_error lines');
+  t.ok(lost.includes(before.split('\n').length + 1), "the huge record's line among them");
 
   const bad = await runBin(['--jobs', '2', ...small], null, { WIREFOLD_WORKER_HEAP_MB: 'lots' });
   t.equal(bad.code, 2);

@@ -1,14 +1,17 @@
 /**
- * --records with --jobs: a batch of record lines, as the main thread splits
- * them with records()' own line splitter (lib/records/lines.ts) and a
- * worker (or the main thread) reads them through records(): the lines back
- * to back in one buffer (moved to the worker, not copied) and their lengths,
- * -(n + 1) for a line of n bytes too long to hold (an Oversized marker).
+ * --records with --jobs: the units of work a worker (or the main thread)
+ * reads through records(). A batch of record lines, as the main thread
+ * splits them with records()' own line splitter (lib/records/lines.ts): the
+ * lines back to back in one buffer (moved to the worker, not copied) and
+ * their lengths, -(n + 1) for a line of n bytes too long to hold (an
+ * Oversized marker). Or a byte range of a large file (range.ts), which the
+ * worker reads itself.
  */
 import { Readable } from 'node:stream';
 import { Oversized, type Line } from '../records/lines.js';
 import type { CliOptions } from './args.js';
 import { pumpRecords } from './run-input.js';
+import { rangeBytes, type ByteRange } from './range.js';
 import type { Sink } from './sink.js';
 
 export interface Batch {
@@ -57,4 +60,18 @@ export async function runBatch(batch: Batch, opts: CliOptions, sink: Sink): Prom
   // an array never fails: no input error here
   const { gone } = await pumpRecords(Readable.from(unpackLines(batch)), opts, sink, true);
   return !gone;
+}
+
+/** What running a range came to: stdout gone, how many lines it had, the error that stopped its reading (the lines before it are answered). */
+export interface RangeRun {
+  gone: boolean;
+  lines: number;
+  inputError: unknown;
+}
+
+/** The records of the lines `range` of `file` owns through records() into `sink`, one output each, in order. */
+export async function runRange(file: string, range: ByteRange, opts: CliOptions, sink: Sink): Promise<RangeRun> {
+  const count = { lines: 0 };
+  const { gone, inputError } = await pumpRecords(Readable.from(rangeBytes(file, range, count)), opts, sink, false);
+  return { gone, lines: count.lines, inputError };
 }

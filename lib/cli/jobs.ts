@@ -6,7 +6,8 @@
  * A task is one input file (one doctor input), or one batch of record lines
  * (the main thread reads and splits the records input, stdin included, and
  * sends the lines in batches, so that a message carries enough work to be
- * worth it). Tasks are started in input order, at most 2 × N ahead of the
+ * worth it), or one byte range of a large records file (range.ts: the
+ * worker reads it, and the main thread only writes). Tasks are started in input order, at most 2 × N ahead of the
  * writer: a result done early waits for those before it, and no more than
  * that many (each one input's whole output, or one batch's) are ever held.
  * Standard input among files is read by the main thread when its turn
@@ -25,7 +26,9 @@
  */
 import type { Piscina } from 'piscina';
 import { DEFAULT_MAX_RECORD_BYTES } from '../records/options.js';
-import { packLines, runBatch } from './batch.js';
+import { packLines, runBatch, runRange } from './batch.js';
+import { countRangeLines, planRanges, readHead, worthSplitting } from './range.js';
+import { stat } from 'node:fs/promises';
 import { createLineSplitter, Oversized, type Line } from '../records/lines.js';
 import type { RecordOutput } from '../records/types.js';
 import { EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, worse, type CliOptions } from './args.js';
@@ -370,8 +373,30 @@ type RecordItem =
   | { kind: 'unreadable'; message: string }
   /** A batch of lines; `first` is the number of its first line in its input (from 1). */
   | { kind: 'batch'; name: string; first: number; count: number; task: Extract<Task, { kind: 'records' }> }
+  /** A byte range of a large file; `file` is shared by the file's ranges. */
+  | { kind: 'range'; file: RangedFile; task: Extract<Task, { kind: 'range' }> }
   /** An input read to its end, or until it failed (`error`, told once its lines are answered). */
   | { kind: 'end'; name: string; error: unknown };
+
+/** A file read as byte ranges: its lines answered so far (to number those of a lost range), and whether a range's reading failed (the rest is not read, as with --jobs 1). */
+interface RangedFile {
+  name: string;
+  lines: number;
+  stopped: boolean;
+}
+
+/** The ranges of `file` when it is a large regular file of long lines (range.ts), else null: read in line batches. */
+async function rangesOf(file: string): Promise<RecordItem[] | null> {
+  if (file === '-') return null;
+  try {
+    const st = await stat(file);
+    if (!st.isFile() || !worthSplitting(st.size, await readHead(file))) return null;
+    const ranged: RangedFile = { name: file, lines: 0, stopped: false };
+    return planRanges(st.size).map((r) => ({ kind: 'range', file: ranged, task: { kind: 'range', file, ...r } }));
+  } catch {
+    return null; // openInput tells why it cannot be read
+  }
+}
 
 const TIMEOUT = Symbol('timeout');
 
@@ -392,6 +417,12 @@ function within<T>(p: Promise<T>, ms: number): Promise<T | typeof TIMEOUT> {
  */
 async function* recordItems(opts: CliOptions, io: CliIO): AsyncGenerator<RecordItem> {
   for (const file of opts.files) {
+    const ranges = await rangesOf(file);
+    if (ranges !== null) {
+      yield* ranges;
+      yield { kind: 'end', name: file, error: null };
+      continue;
+    }
     let input: Input;
     try {
       input = await openInput(file, io.stdin);
@@ -488,6 +519,7 @@ export async function recordsInPool(opts: CliOptions, io: CliIO, output: Output,
       }
       return true;
     }
+    if (item.kind === 'range') return writeRange(item, result);
     if (result === null) return runBatch(item.task, opts, output);
     if (!result.ok) {
       const message = `internal error: ${messageOf(result.error)}`;
@@ -500,6 +532,41 @@ export async function recordsInPool(opts: CliOptions, io: CliIO, output: Output,
     const done = result.value as Extract<TaskResult, { kind: 'records' }>;
     noteHeap(done.heap);
     return replay(done.recorded, output);
+  };
+  /** A range's output: run here (`result` null), or the worker's; its lines numbered on, a failed read stopping the file. */
+  const writeRange = async (item: Extract<RecordItem, { kind: 'range' }>, result: Settled<TaskResult | null> | null): Promise<boolean> => {
+    const { file, task } = item;
+    if (file.stopped) return true;
+    let lines: number;
+    let inputError: string | null;
+    if (result === null) {
+      const run = await runRange(task.file, task, opts, output);
+      if (run.gone) return false;
+      lines = run.lines;
+      inputError = run.inputError === null ? null : reason(run.inputError);
+    } else if (!result.ok) {
+      lines = await countRangeLines(task.file, task).catch(() => 0);
+      const message = `internal error: ${messageOf(result.error)}`;
+      const first = file.lines + 1;
+      if (!(await output.text(internalErrorLines(opts, lines, message)))) return false;
+      await output.diagnostic(`${file.name}: ${message} (${lines === 1 ? `line ${first}` : `lines ${first}-${first + lines - 1}`})`);
+      code = worse(code, EXIT_INTERNAL);
+      inputError = null;
+    } else {
+      const done = result.value as Extract<TaskResult, { kind: 'range' }>;
+      noteHeap(done.heap);
+      if (!(await replay(done.recorded, output))) return false;
+      lines = done.lines;
+      inputError = done.inputError;
+    }
+    file.lines += lines;
+    if (inputError !== null) {
+      // as with --jobs 1: the lines before the failure are answered, the rest of the file is not read
+      file.stopped = true;
+      await output.diagnostic(`${file.name}: ${inputError}`);
+      code = worse(code, EXIT_USAGE);
+    }
+    return true;
   };
   stats = { threads: 0, tasks: 0, heaps: [] };
   const items = recordItems(opts, io);
@@ -519,7 +586,12 @@ export async function recordsInPool(opts: CliOptions, io: CliIO, output: Output,
   try {
     await inOrder(
       items,
-      (item) => (item.kind === 'batch' ? pool.run(item.task, [item.task.bytes.buffer as ArrayBuffer]) : Promise.resolve(null)),
+      (item) =>
+        item.kind === 'batch'
+          ? pool.run(item.task, [item.task.bytes.buffer as ArrayBuffer])
+          : item.kind === 'range'
+            ? pool.run(item.task)
+            : Promise.resolve(null),
       AHEAD_PER_WORKER * threads,
       write,
     );

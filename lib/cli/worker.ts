@@ -1,6 +1,7 @@
 /**
  * A --jobs worker thread (run by the piscina pool of jobs.ts): one task is
- * one input file, one doctor input, or one batch of record lines. It runs
+ * one input file, one doctor input, one batch of record lines or one byte
+ * range of a large records file. It runs
  * the code the main thread runs for the same input (run-input.ts,
  * doctor.ts's examineFile), writing into a BufferSink whose bytes are
  * transferred back, not copied. The run's options come once, as the
@@ -11,7 +12,9 @@ import { threadId, workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { CliOptions } from './args.js';
 import { examineFile, type Examined } from './doctor.js';
-import { runBatch, type Batch } from './batch.js';
+import { runBatch, runRange, type Batch } from './batch.js';
+import type { ByteRange } from './range.js';
+import { reason } from './input.js';
 import { runFile, type Outcome } from './run-input.js';
 import { BufferSink, type Recorded } from './sink.js';
 
@@ -19,7 +22,9 @@ export type Task =
   | { kind: 'file'; file: string; index: number }
   | { kind: 'doctor'; file: string }
   /** A batch of record lines (batch.ts). */
-  | ({ kind: 'records' } & Batch);
+  | ({ kind: 'records' } & Batch)
+  /** The record lines a byte range of a file owns (range.ts). */
+  | ({ kind: 'range'; file: string } & ByteRange);
 
 /** The worker's heap when it finished the task (v8.getHeapStatistics()): worker threads share the process's RSS. */
 export interface WorkerHeap {
@@ -35,7 +40,9 @@ export interface WorkerHeap {
 export type TaskResult =
   | { kind: 'file'; recorded: Recorded; outcome: Outcome; heap: WorkerHeap }
   | { kind: 'doctor'; examined: Examined; heap: WorkerHeap }
-  | { kind: 'records'; recorded: Recorded; heap: WorkerHeap };
+  | { kind: 'records'; recorded: Recorded; heap: WorkerHeap }
+  /** `inputError`: the one-line reason the range's reading stopped (the lines before it answered), or null. */
+  | { kind: 'range'; recorded: Recorded; lines: number; inputError: string | null; heap: WorkerHeap };
 
 function heap(): WorkerHeap {
   const h = getHeapStatistics();
@@ -57,6 +64,11 @@ export default async function runTask(task: Task): Promise<Returned> {
   if (task.kind === 'file') {
     const outcome = await runFile(task.file, task.index, opts, sink, null);
     return moved({ kind: 'file', recorded: sink.take(), outcome, heap: heap() });
+  }
+  if (task.kind === 'range') {
+    const run = await runRange(task.file, task, opts, sink);
+    const inputError = run.inputError === null ? null : reason(run.inputError);
+    return moved({ kind: 'range', recorded: sink.take(), lines: run.lines, inputError, heap: heap() });
   }
   await runBatch(task, opts, sink);
   return moved({ kind: 'records', recorded: sink.take(), heap: heap() });

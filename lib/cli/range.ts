@@ -1,0 +1,141 @@
+/**
+ * --records with --jobs on one large file: the file cut into byte ranges,
+ * each read by a worker on its own (the main thread neither reads nor
+ * copies the records), cut at line boundaries the way Hadoop cuts input
+ * splits: a range owns every line that *starts* inside it, so it skips the
+ * end of a line begun before it and reads past its own end to finish its
+ * last line. Every line is owned by exactly one range, whatever the cut
+ * points, and the ranges' outputs written in order are --jobs 1's bytes.
+ *
+ * Only records can be cut this way: a record is one line, whole. An SSE log
+ * is not cut (see docs/records.md): where one response ends is known only
+ * to a reader that has read the log from its start.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+
+/** A piece of a file: the lines that start in [start, end); `end` null: to the end of the file, however long it has grown. */
+export interface ByteRange {
+  start: number;
+  end: number | null;
+}
+
+/** Ranges are this long, but for the last (which may be up to twice that). */
+export const RANGE_BYTES = 1024 * 1024;
+/** A file is cut only from this size on: below it, the line batches of jobs.ts do as well. */
+export const MIN_SPLIT_BYTES = 4 * RANGE_BYTES;
+/**
+ * ...and only when its lines are this long on average (in the first
+ * SAMPLE_BYTES): a range of short lines (`path` records) would hold
+ * thousands of records, each a file to read, and their whole output.
+ */
+export const MIN_AVERAGE_LINE = 1024;
+export const SAMPLE_BYTES = 256 * 1024;
+
+const LF = 0x0a;
+const CHUNK = 64 * 1024;
+
+/** `size` bytes as ranges of RANGE_BYTES, the last one open-ended. */
+export function planRanges(size: number, rangeBytes = RANGE_BYTES): ByteRange[] {
+  const ranges: ByteRange[] = [];
+  let start = 0;
+  while (size - start >= 2 * rangeBytes) {
+    ranges.push({ start, end: start + rangeBytes });
+    start += rangeBytes;
+  }
+  ranges.push({ start, end: null });
+  return ranges;
+}
+
+/** Whether a file of `size` bytes whose first bytes are `head` is worth cutting into ranges. */
+export function worthSplitting(size: number, head: Buffer): boolean {
+  if (size < MIN_SPLIT_BYTES) return false;
+  let lines = 0;
+  for (let at = head.indexOf(LF); at !== -1; at = head.indexOf(LF, at + 1)) lines++;
+  // no newline in the sample: one line of at least SAMPLE_BYTES so far
+  return lines === 0 || head.length / lines >= MIN_AVERAGE_LINE;
+}
+
+/** The first bytes of `file` (up to `bytes`). */
+export async function readHead(file: string, bytes = SAMPLE_BYTES): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(bytes);
+    const { bytesRead } = await handle.read(buf, 0, bytes, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** What reading a range found: how many lines it owns (an unended last line of the file counts). */
+export interface RangeCount {
+  lines: number;
+}
+
+/**
+ * The bytes of the lines `range` owns, in chunks (read `chunkBytes` at a
+ * time); `count.lines` is their number once the generator is done. A read
+ * error is thrown where it happens, after the chunks read before it.
+ */
+export async function* rangeBytes(file: string, range: ByteRange, count: RangeCount = { lines: 0 }, chunkBytes = CHUNK): AsyncGenerator<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const end = range.end ?? Infinity;
+    // a range starts with a line of its own only if the byte before it ends a line
+    let pos = range.start > 0 ? range.start - 1 : 0;
+    /** Inside the line the byte before the range belongs to (not the range's). */
+    let skipping = range.start > 0;
+    /** The last byte given out (a newline: no unended line so far). */
+    let last = LF;
+    for (;;) {
+      const chunk = await readAt(handle, pos, chunkBytes);
+      if (chunk.length === 0) {
+        // the end of the file: an unended last line is a line too
+        if (last !== LF) count.lines++;
+        return;
+      }
+      let from = 0;
+      if (skipping) {
+        const nl = chunk.indexOf(LF);
+        if (nl === -1) {
+          pos += chunk.length;
+          continue;
+        }
+        from = nl + 1;
+        skipping = false;
+        if (pos + from >= end) return; // that line ran past the range: it owns none
+      }
+      // the range's own lines: the last one ends at the first newline at or after end - 1
+      const stop = end === Infinity ? -1 : chunk.indexOf(LF, Math.max(from, end - 1 - pos));
+      const piece = chunk.subarray(from, stop === -1 ? chunk.length : stop + 1);
+      if (piece.length > 0) {
+        count.lines += newlines(piece);
+        last = piece[piece.length - 1]!;
+        yield piece;
+      }
+      if (stop !== -1) return;
+      pos += chunk.length;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+function newlines(b: Buffer): number {
+  let n = 0;
+  for (let at = b.indexOf(LF); at !== -1; at = b.indexOf(LF, at + 1)) n++;
+  return n;
+}
+
+async function readAt(handle: FileHandle, pos: number, bytes: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(bytes);
+  const { bytesRead } = await handle.read(buf, 0, bytes, pos);
+  return buf.subarray(0, bytesRead);
+}
+
+/** How many lines `range` owns (a worker lost its output: each still gets its line). */
+export async function countRangeLines(file: string, range: ByteRange): Promise<number> {
+  const count = { lines: 0 };
+  for await (const _ of rangeBytes(file, range, count));
+  return count.lines;
+}

@@ -1,15 +1,15 @@
 /**
  * The ai-sdk-ui target read back by the `ai` package itself: no dialect of ours reads the UI
  * message stream (round-trip.test.ts skips it: `readBack: false`), so every capture and fixture is
- * encoded and its bytes go through what `useChat` runs on a response body: DefaultChatTransport's
- * parseJsonEventStream with uiMessageChunkSchema (every chunk must validate), then
+ * encoded and its bytes go through what `useChat` runs: DefaultChatTransport (its fetch answered with
+ * the bytes; parseJsonEventStream with uiMessageChunkSchema: every chunk must validate), then
  * readUIMessageStream. Each rebuilt UIMessage (one per response) must have the text, reasoning, tool
  * parts (names, inputs, outputs, providerExecuted), sources and files of wirefold's final of the
  * original, the finish reason, and the usage in its metadata; each loss the expectation names is in
  * the loss report.
  */
 import t from 'tap';
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
+import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 import type { Json, StopReason, UnifiedEvent, Usage } from '../../lib/events.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
@@ -33,27 +33,35 @@ interface ReadBack {
   errors: string[];
 }
 
-/** What `useChat` does with a response body: parse and validate the chunks, then rebuild the messages. */
+/**
+ * What `useChat` does: DefaultChatTransport.sendMessages (its fetch answered with the encoded bytes in
+ * seeded random pieces, under the target's content type and headers) parses and validates the chunks
+ * (parseJsonEventStream + uiMessageChunkSchema: a chunk that fails errors the stream), then
+ * readUIMessageStream rebuilds the messages.
+ */
 async function readBack(text: string, seed: number): Promise<ReadBack> {
-  const body = mockResponse(new TextEncoder().encode(text), { seed }).body!;
+  const target = targetOf('ai-sdk-ui');
+  const transport = new DefaultChatTransport({
+    api: 'http://127.0.0.1/api/chat',
+    fetch: async () => new Response(mockResponse(new TextEncoder().encode(text), { seed }).body, { headers: { 'content-type': target.contentType, ...target.headers } }),
+  });
+  const stream = await transport.sendMessages({ chatId: 'c1', messages: [], trigger: 'submit-message', messageId: undefined, abortSignal: undefined });
+  const [forChunks, forMessages] = stream.tee();
   const chunks: UIMessageChunk[] = [];
   const invalid: string[] = [];
-  const reader = parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema }).getReader();
-  for (;;) {
-    const r = await reader.read();
-    if (r.done) break;
-    if (r.value.success) chunks.push(r.value.value);
-    else invalid.push(r.value.error.message);
-  }
+  const collect = (async () => {
+    const reader = forChunks.getReader();
+    try {
+      for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+    } catch (err) {
+      invalid.push(err instanceof Error ? err.message : String(err));
+    }
+  })();
   const errors: string[] = [];
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(c) {
-      for (const ch of chunks) c.enqueue(ch);
-      c.close();
-    },
-  });
   const last = new Map<string, UIMessage>();
-  for await (const m of readUIMessageStream({ stream, onError: (e) => errors.push(e instanceof Error ? e.message : String(e)) })) last.set(m.id, m);
+  const onError = (e: unknown): void => void errors.push(e instanceof Error ? e.message : String(e));
+  for await (const m of readUIMessageStream({ stream: forMessages, onError })) last.set(m.id, m);
+  await collect;
   return { chunks, messages: [...last.values()], invalid, errors };
 }
 
@@ -119,7 +127,7 @@ function usageOf(m: UIMessage): Usage {
   };
 }
 
-t.test('every capture → ai-sdk-ui → parseJsonEventStream + readUIMessageStream: the finals, less what the loss report names', async (t) => {
+t.test('every capture → ai-sdk-ui → DefaultChatTransport + readUIMessageStream: the finals, less what the loss report names', async (t) => {
   let checked = 0;
   let seed = 1;
   for (const c of captures()) {

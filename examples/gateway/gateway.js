@@ -25,15 +25,15 @@ function asciiJson(value) {
 }
 
 /**
- * Takes secrets out of a text: the provider key and the caller token, and any run of 8 or
- * more of their characters (an upstream's "Incorrect API key provided: sk-abc…wxyz").
+ * Takes secrets out of a text: the provider key and the caller token, and any run of 12 or
+ * more of their characters (an upstream that quotes part of the key it was sent).
  */
 export function redactor(secrets) {
   const pieces = new Set();
   for (const s of secrets) {
     if (!s) continue;
     pieces.add(s);
-    for (let i = 0; i + 8 <= s.length; i++) pieces.add(s.slice(i, i + 8));
+    for (let i = 0; i + 12 <= s.length; i++) pieces.add(s.slice(i, i + 12));
   }
   const list = [...pieces].sort((a, b) => b.length - a.length);
   return (text) => {
@@ -160,10 +160,12 @@ export function createGateway(config, options = {}) {
         throw new Refusal('invalid_request', 'the request body is not JSON');
       }
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Refusal('invalid_request', 'the request body is not a JSON object');
-      if (format === 'gemini' && !(r.streaming && r.sse)) throw new Refusal('invalid_request', 'this gateway streams only: use :streamGenerateContent?alt=sse');
+      if (format === 'gemini' && !r.streaming) throw new Refusal('invalid_request', 'this gateway streams only: use :streamGenerateContent');
       if (!API[format].wantsStream(body)) throw new Refusal('invalid_request', 'this gateway streams only: set "stream": true');
-      if (!targetNames.includes(format)) {
-        throw new Refusal('not_implemented', `wirefold has no encoder for ${format} yet (target ${JSON.stringify(format)} is missing; it writes ${targetNames.join(', ')})`);
+      // the wire the caller reads: Gemini's stream is SSE with ?alt=sse, else one JSON array
+      const to = format === 'gemini' && !r.sse ? 'gemini-json-array' : format;
+      if (!targetNames.includes(to)) {
+        throw new Refusal('not_implemented', `wirefold has no encoder for ${to} (target ${JSON.stringify(to)} is missing; it writes ${targetNames.join(', ')})`);
       }
 
       // the upstream's body: the caller's own when the APIs are the same, else translated
@@ -183,7 +185,7 @@ export function createGateway(config, options = {}) {
         model = config.upstream.model ?? shared.model;
         upstreamBody = upstreamApi.write({ ...shared, model }, { maxTokens: config.maxTokens });
       }
-      await forward(req, res, { id, format, model, upstreamBody, done });
+      await forward(req, res, { id, format, to, model, upstreamBody, done });
     } catch (err) {
       const refusal = err instanceof Refusal ? err : new Refusal('upstream_error', 'the gateway failed');
       if (!(err instanceof Refusal)) log({ level: 'error', msg: 'internal error', id, error: String(err?.stack ?? err) });
@@ -194,7 +196,7 @@ export function createGateway(config, options = {}) {
   }
 
   /** Sends the request upstream and streams its answer back, transcoded. */
-  async function forward(req, res, { id, format, model, upstreamBody, done }) {
+  async function forward(req, res, { id, format, to, model, upstreamBody, done }) {
     const controller = new AbortController();
     // the caller went away before its answer was whole: the upstream request goes too
     const onClose = () => {
@@ -238,7 +240,7 @@ export function createGateway(config, options = {}) {
     }
 
     res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
+      'content-type': to === 'gemini-json-array' ? 'application/json; charset=utf-8' : 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       'x-accel-buffering': 'no',
       'x-gateway-request-id': id,
@@ -246,7 +248,7 @@ export function createGateway(config, options = {}) {
     });
     const losses = [];
     const transcoder = createStream({
-      to: format,
+      to,
       dialect: config.upstream.format,
       framing: 'sse',
       onLoss: (report) => {
@@ -273,7 +275,7 @@ export function createGateway(config, options = {}) {
       if (!upstream.complete) upstream.destroy();
     }
     if (failure !== null) outcome = failure.kind;
-    if (losses.length > 0) log({ level: 'info', msg: 'loss', id, caller: format, upstream: config.upstream.format, model, reports: losses });
+    if (losses.length > 0) log({ level: 'info', msg: 'loss', id, caller: to, upstream: config.upstream.format, model, reports: losses });
     done({ status: 200, model, outcome, ...(failure === null ? {} : { error: failure.message }) });
   }
 

@@ -1,0 +1,948 @@
+/**
+ * examples/gateway run as a user runs it: its files copied into the project
+ * test/helpers/packed.ts installed the packed package into (`import … from
+ * 'wirefold'` is the tarball's), `node server.js` in a child process per
+ * configuration, real sockets on 127.0.0.1 throughout (no http mock).
+ *
+ * In front: the official clients (openai's chat.completions.stream() and
+ * responses.stream(), @anthropic-ai/sdk's messages.stream(), @google/genai's
+ * generateContentStream). Behind: a local upstream that replays recorded
+ * captures (fixtures/corpus and fixtures/<format>) of the format the gateway
+ * is configured for, chosen by the request's model, and records what it was
+ * sent. For every caller format with a target × every upstream format, each
+ * client's own accumulator must get the text, tool calls (names, parsed
+ * arguments), usage and stop reason of wirefold's final of the capture, less
+ * what the target cannot carry (test/encode/expect), which the gateway's loss
+ * log names. Then the signature round trip, a bounded load test, a slow
+ * reader, a client disconnect, and each safety rule.
+ */
+import t from 'tap';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
+import OpenAI from 'openai';
+import type { FinalResult } from '../lib/accumulate/types.js';
+import type { DialectName, Json } from '../lib/events.js';
+import type { LossKind, TargetName } from '../lib/encode/types.js';
+import { createOutputStage } from '../lib/pipeline/create-stream.js';
+import { finals as readFinals } from '../lib/pipeline/iterate.js';
+import { runStage } from '../lib/stage.js';
+import { EXPECTATIONS } from './encode/expect/index.js';
+import { repoRoot } from './helpers/corpus.js';
+import { cleanEnv, packed, workDir, type Packed } from './helpers/packed.js';
+
+t.setTimeout(120_000);
+
+type Format = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
+const FORMATS: Format[] = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'];
+
+/** Provider keys the gateways get from their environment: none may show up anywhere a caller or a log can see. */
+const KEYS = {
+  OPENAI_API_KEY: 'sk-Q9f8e7d6c5b4a39281706f5e4d3c2b1a0',
+  ANTHROPIC_API_KEY: 'sk-ant-K0a1b2c3d4e5f60718293a4b5c6d7e8f9',
+  GEMINI_API_KEY: 'AIzaZ5c4b3a29180f7e6d5c4b3a2918f7e6',
+};
+const CALLER_TOKEN = 'gw-caller-token-3b1f0e9d8c7a6b5c';
+
+// ---------------------------------------------------------------------------------------------
+// The captures each upstream replays
+
+/** The corpus and fixture directories of each upstream format (SSE captures). */
+const CAPTURE_DIRS: Record<Format, string[]> = {
+  'openai-chat': ['corpus/openai-chat', 'openai-chat'],
+  'openai-responses': ['corpus/openai-responses', 'openai-responses'],
+  'anthropic-messages': ['corpus/anthropic-messages', 'anthropic-messages'],
+  gemini: ['corpus/gemini-sse', 'gemini'],
+};
+
+interface Capture {
+  /** The model the upstream answers with this capture. */
+  model: string;
+  name: string;
+  bytes: Buffer;
+  final: FinalResult;
+}
+
+/** The SSE captures of `format` with one successful response (what a single request gets back). */
+function capturesOf(format: Format): Capture[] {
+  const out: Capture[] = [];
+  for (const dir of CAPTURE_DIRS[format]) {
+    const full = join(repoRoot, 'fixtures', dir);
+    for (const file of readdirSync(full).sort()) {
+      if (!file.endsWith('.sse')) continue;
+      const bytes = readFileSync(join(full, file));
+      const finals = runStage(createOutputStage({ output: 'final', dialect: format }), [bytes]) as FinalResult[];
+      if (finals.length !== 1 || finals[0]!.stopReason === 'error' || finals[0]!.dialect !== format) continue;
+      out.push({ model: `cap-${format}-${out.length}`, name: `${dir}/${file}`, bytes, final: finals[0]! });
+    }
+  }
+  return out;
+}
+
+const CAPTURES = new Map<Format, Capture[]>(FORMATS.map((f) => [f, capturesOf(f)]));
+const BY_MODEL = new Map<string, Capture>([...CAPTURES.values()].flat().map((c) => [c.model, c]));
+
+// ---------------------------------------------------------------------------------------------
+// The local upstream
+
+interface Received {
+  path: string;
+  format: Format;
+  model: string;
+  headers: http.IncomingHttpHeaders;
+  body: Record<string, unknown>;
+  /** Resolves when the gateway's request socket closes before the answer was complete (or never). */
+  closedEarly: Promise<void>;
+  /** Bytes the upstream managed to hand to its socket (the slow-reader test). */
+  written: number;
+}
+
+interface Upstream {
+  url: string;
+  received: Received[];
+  close(): Promise<void>;
+}
+
+/** What the clients throw for an HTTP error or an error event: the status and the error body. */
+interface ApiError {
+  status?: number;
+  error?: unknown;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function formatOfPath(path: string): { format: Format; model: string | null } | null {
+  if (path === '/v1/chat/completions') return { format: 'openai-chat', model: null };
+  if (path === '/v1/responses') return { format: 'openai-responses', model: null };
+  if (path === '/v1/messages') return { format: 'anthropic-messages', model: null };
+  const m = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/.exec(path);
+  return m ? { format: 'gemini', model: decodeURIComponent(m[1]!) } : null;
+}
+
+/** A chat stream of `n` text deltas saying `nonce`, with the usage the nonce sets (the load test's). */
+function chatStream(nonce: string, n: number): string[] {
+  const chunk = (choices: unknown[], extra: object = {}) =>
+    `data: ${JSON.stringify({ id: `chatcmpl-${nonce}`, object: 'chat.completion.chunk', created: 1, model: 'load', choices, ...extra })}\n\n`;
+  const frames = [chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
+  for (let i = 0; i < n; i++) frames.push(chunk([{ index: 0, delta: { content: `${nonce}:${i} ` }, finish_reason: null }]));
+  frames.push(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+  frames.push(chunk([], { usage: { prompt_tokens: nonce.length, completion_tokens: n, total_tokens: nonce.length + n } }));
+  frames.push('data: [DONE]\n\n');
+  return frames;
+}
+
+/** The opening frame of a response in each format (what a stalled upstream sent before it stalled). */
+const OPENING: Record<Format, string> = {
+  'openai-chat': chatStream('stall', 0)[0]!,
+  'anthropic-messages': `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_stall', type: 'message', role: 'assistant', model: 'stall', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } } })}\n\n`,
+  'openai-responses': `event: response.created\ndata: ${JSON.stringify({ type: 'response.created', sequence_number: 0, response: { id: 'resp_stall', object: 'response', status: 'in_progress', model: 'stall', output: [] } })}\n\n`,
+  gemini: `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'stall' }] }, index: 0 }], responseId: 'stall' })}\n\n`,
+};
+
+/**
+ * The upstream's answer, by model: `cap-…` replays that capture (in 1-4 KiB writes); `load-<nonce>`
+ * dribbles a chat stream (20 frames, 20 ms apart); `big` writes a chat stream of 256 MiB as fast as
+ * the socket takes it; `stall` sends the opening frame and nothing more; `hang` never answers;
+ * `error-401` answers 401 quoting the key it was sent, as OpenAI's "Incorrect API key" does.
+ */
+async function answer(req: http.IncomingMessage, res: http.ServerResponse, rec: Received): Promise<void> {
+  const model = rec.model;
+  if (model === 'hang') return;
+  if (model === 'error-401') {
+    const key = String(req.headers.authorization ?? req.headers['x-api-key'] ?? req.headers['x-goog-api-key'] ?? '');
+    res.writeHead(401, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${key}. You can find your API key at …`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const write = (data: string | Buffer): Promise<void> => {
+    rec.written += Buffer.byteLength(data);
+    return res.write(data) ? Promise.resolve() : new Promise((r) => res.once('drain', r).once('close', r));
+  };
+  if (model === 'stall') {
+    await write(OPENING[rec.format]);
+    return; // never ends: the gateway's idle timeout or the caller ends it
+  }
+  if (model.startsWith('load-')) {
+    for (const frame of chatStream(model.slice(5), 20)) {
+      if (res.destroyed) return;
+      await write(frame);
+      await sleep(20);
+    }
+    res.end();
+    return;
+  }
+  if (model === 'big') {
+    const frame = chatStream('x'.repeat(4000), 1)[1]!;
+    await write(chatStream('big', 0)[0]!);
+    while (!res.destroyed && rec.written < 256 * 1024 * 1024) await write(frame);
+    res.end();
+    return;
+  }
+  const capture = BY_MODEL.get(model);
+  if (capture === undefined) {
+    res.end(`data: ${JSON.stringify({ error: { message: `the test upstream has no capture for model ${model}` } })}\n\n`);
+    return;
+  }
+  let size = 1024;
+  for (let i = 0; i < capture.bytes.length; i += size, size = 1024 * (1 + (i % 4))) await write(capture.bytes.subarray(i, i + size));
+  res.end();
+}
+
+async function startUpstream(): Promise<Upstream> {
+  const received: Received[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => chunks.push(d));
+    req.on('end', () => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const where = formatOfPath(path);
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      } catch {
+        // recorded as {}
+      }
+      if (where === null) {
+        res.writeHead(404).end();
+        return;
+      }
+      let early: () => void = () => {};
+      const closedEarly = new Promise<void>((r) => (early = r));
+      res.on('close', () => {
+        if (!res.writableFinished) early();
+      });
+      const rec: Received = { path, format: where.format, model: where.model ?? String(body.model ?? ''), headers: req.headers, body, closedEarly, written: 0 };
+      received.push(rec);
+      answer(req, res, rec).catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The gateway processes
+
+interface Gateway {
+  url: string;
+  child: ChildProcess;
+  /** Every line it wrote to stderr and stdout so far (its logs: JSON lines). */
+  lines: string[];
+  logs(): Record<string, unknown>[];
+  stop(): Promise<void>;
+}
+
+const allOutput: string[] = [];
+
+async function startGateway(dir: string, env: Record<string, string>): Promise<Gateway> {
+  const child = spawn(process.execPath, ['server.js'], { cwd: dir, env: { ...cleanEnv(), ...KEYS, GATEWAY_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let buffered = '';
+  const onData = (d: Buffer) => {
+    allOutput.push(d.toString());
+    buffered += d.toString();
+    const parts = buffered.split('\n');
+    buffered = parts.pop()!;
+    lines.push(...parts);
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the gateway did not start within 10 s:\n${lines.join('\n')}`)), 10_000);
+    const check = () => {
+      for (const line of lines) {
+        try {
+          const entry = JSON.parse(line) as { msg?: string; url?: string };
+          if (entry.msg === 'listening') {
+            clearTimeout(timer);
+            child.stdout!.off('data', check);
+            child.stderr!.off('data', check);
+            resolve(entry.url!);
+            return;
+          }
+        } catch {
+          // not a log line
+        }
+      }
+    };
+    child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the gateway exited (${code}) before listening:\n${lines.join('\n')}${buffered}`));
+    });
+  });
+  return {
+    url,
+    child,
+    lines,
+    logs: () =>
+      lines.flatMap((l) => {
+        try {
+          return [JSON.parse(l) as Record<string, unknown>];
+        } catch {
+          return [];
+        }
+      }),
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Waits (up to 5 s) for a log line of `g` that `match` accepts, and returns it. */
+async function untilLogged(g: Gateway, match: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const found = g.logs().find(match);
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error('the gateway wrote no such log line within 5 s');
+    await sleep(20);
+  }
+}
+
+/** A gateway's whole run when it is not meant to start: exit code and output. */
+function runGateway(dir: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['server.js'], { cwd: dir, env: { ...cleanEnv(), ...KEYS, GATEWAY_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', (code) => (clearTimeout(timer), resolve({ code, output })));
+  });
+}
+
+/** Resident memory of a process (Linux), in bytes. */
+function rss(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(m[1]) * 1024;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The callers: each official client's own accumulator, viewed as the expectations see a final
+
+interface Seen {
+  text: string;
+  toolCalls: { name: string; arguments: Json }[];
+  stop: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+}
+
+/** As FinalToolCall: parsed JSON, `{}` when empty, the text itself when it is not JSON. */
+function parsed(text: string): Json {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return text;
+  }
+}
+
+const openaiClient = (url: string, key = 'unused') => new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
+const anthropicClient = (url: string, key = 'unused') => new Anthropic({ apiKey: key, baseURL: url, maxRetries: 0 });
+const genaiClient = (url: string, key = 'unused') => new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: url, retryOptions: { attempts: 1 } } });
+
+const TOOL = { name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+
+const CALLERS: Record<Format, (url: string, model: string) => Promise<Seen>> = {
+  async 'openai-chat'(url, model) {
+    const stream = openaiClient(url).chat.completions.stream({
+      model,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'hi' },
+      ],
+      tools: [{ type: 'function', function: TOOL }],
+      max_tokens: 256,
+      temperature: 0.5,
+    });
+    const c = await stream.finalChatCompletion();
+    const choice = c.choices[0]!;
+    return {
+      text: (choice.message.content ?? '') + (choice.message.refusal ?? ''),
+      toolCalls: (choice.message.tool_calls ?? []).flatMap((tc) => (tc.type === 'function' ? [{ name: tc.function.name, arguments: parsed(tc.function.arguments) }] : [])),
+      stop: choice.finish_reason,
+      inputTokens: c.usage?.prompt_tokens ?? null,
+      outputTokens: c.usage?.completion_tokens ?? null,
+    };
+  },
+  async 'anthropic-messages'(url, model) {
+    const stream = anthropicClient(url).messages.stream({
+      model,
+      system: 'Be brief.',
+      max_tokens: 256,
+      temperature: 0.5,
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [{ name: TOOL.name, description: TOOL.description, input_schema: TOOL.parameters as Anthropic.Tool.InputSchema }],
+    });
+    const m = await stream.finalMessage();
+    const blocks = m.content as { type: string; text?: string; name?: string; input?: unknown }[];
+    return {
+      text: blocks.filter((b) => b.type === 'text').map((b) => b.text).join(''),
+      toolCalls: blocks.filter((b) => b.type === 'tool_use').map((b) => ({ name: b.name!, arguments: b.input as Json })),
+      stop: m.stop_reason,
+      inputTokens: m.usage.input_tokens + (m.usage.cache_read_input_tokens ?? 0) + (m.usage.cache_creation_input_tokens ?? 0),
+      outputTokens: m.usage.output_tokens,
+    };
+  },
+  async 'openai-responses'(url, model) {
+    const stream = openaiClient(url).responses.stream({
+      model,
+      instructions: 'Be brief.',
+      input: 'hi',
+      tools: [{ type: 'function', strict: false, ...TOOL }],
+      max_output_tokens: 256,
+      temperature: 0.5,
+    });
+    const r = await stream.finalResponse();
+    const refusals = r.output.flatMap((item) => (item.type === 'message' ? item.content.flatMap((p) => (p.type === 'refusal' ? [p.refusal] : [])) : []));
+    return {
+      text: r.output_text + refusals.join(''),
+      toolCalls: r.output.flatMap((item) =>
+        item.type === 'function_call' ? [{ name: item.name, arguments: parsed(item.arguments) }] : item.type === 'custom_tool_call' ? [{ name: item.name, arguments: parsed(item.input) }] : [],
+      ),
+      stop: r.status === 'incomplete' ? `incomplete:${r.incomplete_details?.reason ?? ''}` : (r.status ?? null),
+      inputTokens: r.usage?.input_tokens ?? null,
+      outputTokens: r.usage?.output_tokens ?? null,
+    };
+  },
+  async gemini(url, model) {
+    const stream = await genaiClient(url).models.generateContentStream({
+      model,
+      contents: 'hi',
+      config: { systemInstruction: 'Be brief.', maxOutputTokens: 256, temperature: 0.5, tools: [{ functionDeclarations: [{ name: TOOL.name, description: TOOL.description, parametersJsonSchema: TOOL.parameters }] }], automaticContinuation: false } as never,
+    });
+    const seen: Seen = { text: '', toolCalls: [], stop: null, inputTokens: null, outputTokens: null };
+    for await (const chunk of stream) {
+      // candidate 0 (a chunk holds the candidates it has parts for, each with its index)
+      const candidate = chunk.candidates?.find((c) => (c.index ?? 0) === 0);
+      for (const part of candidate?.content?.parts ?? []) {
+        if (typeof part.text === 'string' && part.thought !== true) seen.text += part.text;
+        if (part.functionCall) seen.toolCalls.push({ name: part.functionCall.name!, arguments: (part.functionCall.args ?? {}) as Json });
+      }
+      seen.stop = candidate?.finishReason ?? seen.stop;
+      const u = chunk.usageMetadata;
+      if (u) {
+        // the prompt of server-side tools counts as input (as wirefold reads it)
+        seen.inputTokens = u.promptTokenCount === undefined ? null : u.promptTokenCount + (u.toolUsePromptTokenCount ?? 0);
+        seen.outputTokens = u.candidatesTokenCount === undefined && u.thoughtsTokenCount === undefined ? null : (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0);
+      }
+    }
+    return seen;
+  },
+};
+
+/** The stop word each caller's client shows for a unified stop reason (across families). */
+const STOP_WORD: Record<Format, Record<string, string>> = {
+  'openai-chat': { end: 'stop', tool_use: 'tool_calls', max_tokens: 'length', refusal: 'content_filter', other: 'stop' },
+  'anthropic-messages': { end: 'end_turn', tool_use: 'tool_use', max_tokens: 'max_tokens', refusal: 'refusal', other: 'end_turn' },
+  'openai-responses': { end: 'completed', tool_use: 'completed', max_tokens: 'incomplete:max_output_tokens', refusal: 'incomplete:content_filter' },
+  gemini: { end: 'STOP', tool_use: 'STOP', max_tokens: 'MAX_TOKENS', refusal: 'SAFETY', other: 'OTHER' },
+};
+
+/** What the caller's client must see for a capture's final: the expectations of its target (what it carries). */
+function expectedSeen(caller: Format, f: FinalResult): Omit<Seen, 'stop'> & { stop: string | null } {
+  const want = EXPECTATIONS[caller as TargetName].expected(f);
+  const text = caller === 'openai-chat' || caller === 'openai-responses' ? want.text + (want.refusal ?? '') : want.text;
+  const sameFamily = EXPECTATIONS[caller as TargetName].sameFamily(f.dialect);
+  // across families the reason is the caller's own word for the unified one; in the family, as it came
+  let stop: string | null = sameFamily ? null : (STOP_WORD[caller][want.stopReason] ?? null);
+  if (caller === 'openai-chat' && f.stopReason === 'refusal' && f.refusal !== null) stop = 'stop';
+  return {
+    text,
+    toolCalls: want.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })),
+    stop,
+    inputTokens: want.usage.inputTokens,
+    outputTokens: want.usage.outputTokens,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+let p: Packed;
+let dir: string;
+let upstream: Upstream;
+let callers: Format[] = [];
+const gateways = new Map<Format, Gateway>();
+
+t.before(async () => {
+  try {
+    p = await packed();
+  } catch (err) {
+    throw new Error(`the gateway runs from the packed package, which could not be built or installed: ${(err as Error).message}`);
+  }
+  dir = workDir(p, 'gateway');
+  const example = join(repoRoot, 'examples', 'gateway');
+  for (const f of readdirSync(example)) if (f.endsWith('.js') || f === 'package.json') copyFileSync(join(example, f), join(dir, f));
+  // the targets the INSTALLED package writes decide which caller formats the gateway serves
+  const installed = (await import(pathToFileURL(join(p.pkgDir, 'dist', 'index.js')).href)) as { targetNames: readonly string[] };
+  callers = FORMATS.filter((f) => installed.targetNames.includes(f));
+  upstream = await startUpstream();
+  await Promise.all(
+    FORMATS.map(async (format) => {
+      gateways.set(
+        format,
+        await startGateway(dir, {
+          GATEWAY_UPSTREAM_FORMAT: format,
+          GATEWAY_UPSTREAM_URL: upstream.url,
+          GATEWAY_CONNECT_TIMEOUT_MS: '1500',
+          GATEWAY_IDLE_TIMEOUT_MS: '1500',
+          GATEWAY_MAX_BODY_BYTES: String(256 * 1024),
+        }),
+      );
+    }),
+  );
+});
+
+t.teardown(async () => {
+  await Promise.all([...gateways.values()].map((g) => g.stop()));
+  await upstream?.close();
+});
+
+const gw = (format: Format): Gateway => gateways.get(format)!;
+
+t.test('every caller format with a target × every upstream format: the client accumulates the final, less what the loss log names', async (t) => {
+  t.ok(callers.includes('openai-chat') && callers.includes('anthropic-messages'), `caller formats with a target: ${callers.join(', ')}`);
+  for (const caller of callers) {
+    for (const up of FORMATS) {
+      await t.test(`${caller} client → ${up} upstream`, async (t) => {
+        const g = gw(up);
+        const captures = CAPTURES.get(up)!;
+        t.ok(captures.length >= 5, `${captures.length} captures`);
+        let ok = 0;
+        for (const c of captures) {
+          let seen: Seen;
+          try {
+            seen = await CALLERS[caller](g.url, c.model);
+          } catch (err) {
+            t.fail(`${c.name}: the client failed: ${(err as Error).message}`);
+            continue;
+          }
+          const want = expectedSeen(caller, c.final);
+          t.equal(seen.text, want.text, `${c.name}: text`);
+          // arguments cut short (max tokens mid-input) are partial-parsed differently by each client
+          const cut = want.toolCalls.some((tc) => typeof tc.arguments === 'string' && /^\s*\{/.test(tc.arguments));
+          if (cut) t.strictSame(seen.toolCalls.map((tc) => tc.name), want.toolCalls.map((tc) => tc.name), `${c.name}: tool call names (arguments cut short)`);
+          else t.strictSame(seen.toolCalls, want.toolCalls, `${c.name}: tool calls`);
+          if (want.stop !== null) t.equal(seen.stop, want.stop, `${c.name}: stop reason`);
+          t.equal(seen.inputTokens, want.inputTokens, `${c.name}: input tokens`);
+          t.equal(seen.outputTokens, want.outputTokens, `${c.name}: output tokens`);
+          ok++;
+        }
+        // what the target cannot carry is named in the gateway's loss log lines, by model (each
+        // written when its response is done, maybe after the client has read the end)
+        await untilLogged(g, (e) => e.msg === 'request' && e.caller === caller && e.model === captures.at(-1)!.model);
+        const reported = new Map<string, Set<string>>();
+        for (const e of g.logs()) {
+          if (e.msg !== 'loss' || e.caller !== caller) continue;
+          const kinds = reported.get(String(e.model)) ?? new Set<string>();
+          for (const r of e.reports as { dropped: { what: string }[] }[]) for (const d of r.dropped) kinds.add(d.what);
+          reported.set(String(e.model), kinds);
+        }
+        for (const c of captures) {
+          const must: LossKind[] = EXPECTATIONS[caller as TargetName].mustReport(c.final);
+          const got = reported.get(c.model) ?? new Set();
+          const missing = must.filter((k) => !got.has(k));
+          t.strictSame(missing, [], `${c.name}: the loss log names ${must.join(', ') || 'nothing it must'}`);
+        }
+        t.equal(ok, captures.length, 'every capture through the client');
+      });
+    }
+  }
+});
+
+t.test('a caller format with no target answers 501 in its own error form, naming the target', async (t) => {
+  const missing = FORMATS.filter((f) => !callers.includes(f));
+  if (missing.length === 0) {
+    t.pass('every caller format has a target in the installed package');
+    return;
+  }
+  for (const caller of missing) {
+    const path = caller === 'openai-chat' ? '/v1/chat/completions' : caller === 'openai-responses' ? '/v1/responses' : caller === 'anthropic-messages' ? '/v1/messages' : '/v1beta/models/m:streamGenerateContent?alt=sse';
+    const body = caller === 'gemini' ? { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] } : caller === 'openai-responses' ? { model: 'm', input: 'hi', stream: true } : { model: 'm', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'hi' }] };
+    const res = await post(gw('openai-chat').url + path, body);
+    t.equal(res.status, 501, `${caller}: 501`);
+    t.match(res.text, new RegExp(`no encoder for ${caller}`), `${caller}: names the target`);
+    const json = JSON.parse(res.text) as { error?: { message?: string; status?: string; type?: string } };
+    if (caller === 'gemini') t.equal(json.error?.status, 'UNIMPLEMENTED', 'Gemini error form');
+    else t.equal(json.error?.type, caller === 'anthropic-messages' ? 'api_error' : 'not_implemented_error', 'the error form of the caller');
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Raw HTTP for what the clients hide (status, trailers, headers)
+
+interface Raw {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  trailers: NodeJS.Dict<string>;
+  text: string;
+}
+
+function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const data = typeof body === 'string' ? body : JSON.stringify(body);
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', te: 'trailers', ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, trailers: res.trailers, text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+t.test('the loss report: an HTTP trailer (x-wirefold-loss) and a log line, both the same reports', async (t) => {
+  // an Anthropic thinking turn read as OpenAI Chat: Chat has no place for the reasoning
+  const c = CAPTURES.get('anthropic-messages')!.find((x) => x.final.reasoning !== '')!;
+  const res = await post(`${gw('anthropic-messages').url}/v1/chat/completions`, { model: c.model, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(res.status, 200);
+  t.match(res.headers.trailer, /x-wirefold-loss/i, 'the trailer is announced');
+  const trailer = JSON.parse(res.trailers['x-wirefold-loss'] ?? 'null') as { to: string; dropped: { what: string }[] }[];
+  t.ok(Array.isArray(trailer) && trailer.length === 1, 'one report (one response)');
+  t.equal(trailer[0]?.to, 'openai-chat');
+  t.ok(trailer[0]?.dropped.some((d) => d.what === 'reasoning'), 'reasoning is named');
+  const id = res.headers['x-gateway-request-id'];
+  const line = await untilLogged(gw('anthropic-messages'), (e) => e.msg === 'loss' && e.id === id);
+  t.strictSame(line?.reports, trailer, 'the log line holds the same reports');
+});
+
+t.test('the signature round trip: an Anthropic thinking turn through the gateway as Anthropic, and sent back', async (t) => {
+  const c = CAPTURES.get('anthropic-messages')!.find((x) => x.final.signatures.length > 0 && x.final.reasoning !== '')!;
+  t.ok(c, 'a thinking capture with a signature');
+  const original = c.final.signatures.map((s) => s.signature);
+  const client = anthropicClient(gw('anthropic-messages').url);
+  const m = await client.messages.stream({ model: c.model, max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
+  const thinking = m.content.filter((b) => b.type === 'thinking');
+  t.strictSame(
+    thinking.map((b) => Buffer.from(b.signature)),
+    original.slice(0, thinking.length).map((s) => Buffer.from(s)),
+    'finalMessage() has the signature bytes of the capture',
+  );
+  // the next turn sends the assistant's content back as it came (with a tool result when it called one)
+  const calls = m.content.filter((b) => b.type === 'tool_use');
+  const before = upstream.received.length;
+  await client.messages
+    .stream({
+      model: c.model,
+      max_tokens: 1024,
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: m.content as Anthropic.ContentBlockParam[] },
+        { role: 'user', content: calls.length > 0 ? calls.map((b) => ({ type: 'tool_result' as const, tool_use_id: b.id, content: 'sunny' })) : 'go on' },
+      ],
+    })
+    .finalMessage();
+  const sent = upstream.received.slice(before).find((r) => r.format === 'anthropic-messages')!;
+  const assistant = (sent.body.messages as { role: string; content: { type: string; signature?: string }[] }[])[1]!;
+  t.strictSame(
+    assistant.content.filter((b) => b.type === 'thinking').map((b) => Buffer.from(b.signature!)),
+    thinking.map((b) => Buffer.from(b.signature)),
+    'the upstream got the same signature bytes back',
+  );
+});
+
+t.test('request bodies are translated for the shared fields; OpenAI Chat upstream asks for the usage', async (t) => {
+  const model = CAPTURES.get('openai-chat')![0]!.model;
+  const before = upstream.received.length;
+  await CALLERS['anthropic-messages'](gw('openai-chat').url, model);
+  const chat = upstream.received.slice(before).find((r) => r.format === 'openai-chat')!;
+  t.match(chat.body, {
+    model,
+    stream: true,
+    stream_options: { include_usage: true },
+    max_completion_tokens: 256,
+    temperature: 0.5,
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'hi' },
+    ],
+    tools: [{ type: 'function', function: { name: 'get_weather', parameters: TOOL.parameters } }],
+  });
+  const model2 = CAPTURES.get('anthropic-messages')![0]!.model;
+  const before2 = upstream.received.length;
+  await CALLERS['openai-chat'](gw('anthropic-messages').url, model2);
+  const messages = upstream.received.slice(before2).find((r) => r.format === 'anthropic-messages')!;
+  t.match(messages.body, { model: model2, stream: true, max_tokens: 256, temperature: 0.5, system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [{ name: 'get_weather', input_schema: TOOL.parameters }] });
+  t.equal(messages.headers['anthropic-version'], '2023-06-01', 'the gateway sets the API version');
+  // a tool round trip from Chat into Gemini: the call's name goes with its result
+  const model3 = CAPTURES.get('gemini')![0]!.model;
+  const before3 = upstream.received.length;
+  await openaiClient(gw('gemini').url)
+    .chat.completions.stream({
+      model: model3,
+      messages: [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+      ],
+      tools: [{ type: 'function', function: TOOL }],
+      tool_choice: 'required',
+    })
+    .finalChatCompletion();
+  const gem = upstream.received.slice(before3).find((r) => r.format === 'gemini')!;
+  t.equal(gem.model, model3, 'the model in the path');
+  t.match(gem.body, {
+    contents: [
+      { role: 'user', parts: [{ text: 'weather?' }] },
+      { role: 'model', parts: [{ functionCall: { id: 'call_1', name: 'get_weather', args: { city: 'Paris' } } }] },
+      { role: 'user', parts: [{ functionResponse: { id: 'call_1', name: 'get_weather', response: { result: 'sunny' } } }] },
+    ],
+    tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: TOOL.parameters }] }],
+    toolConfig: { functionCallingConfig: { mode: 'ANY' } },
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Load, memory, disconnects
+
+t.test('load: 150 concurrent streams for ~8 s, none lost or mixed, gateway memory bounded', async (t) => {
+  // a gateway of its own, with timeouts that a saturated 2-core runner does not trip
+  const g = await startGateway(dir, { GATEWAY_UPSTREAM_FORMAT: 'openai-chat', GATEWAY_UPSTREAM_URL: upstream.url, GATEWAY_CONNECT_TIMEOUT_MS: '20000', GATEWAY_IDLE_TIMEOUT_MS: '20000' });
+  t.teardown(() => g.stop());
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 200 });
+  const CONCURRENCY = 150;
+  const DURATION = 8_000;
+  const start = Date.now();
+  const rss0 = rss(g.child.pid!);
+  let peak = rss0;
+  const sampler = setInterval(() => (peak = Math.max(peak, rss(g.child.pid!))), 250);
+  let done = 0;
+  let bytes = 0;
+  const failures: string[] = [];
+  let nonce = 0;
+  const latencies: number[] = [];
+  async function one(caller: 'openai-chat' | 'anthropic-messages'): Promise<void> {
+    const n = `n${++nonce}x${Math.random().toString(36).slice(2, 8)}`;
+    const path = caller === 'openai-chat' ? '/v1/chat/completions' : '/v1/messages';
+    const body = JSON.stringify({ model: `load-${n}`, stream: true, max_tokens: 64, messages: [{ role: 'user', content: n }] });
+    const t0 = Date.now();
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = http.request(`${g.url}${path}`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+        let out = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (out += d));
+        res.on('end', () => (res.statusCode === 200 ? resolve(out) : reject(new Error(`status ${res.statusCode}: ${out}`))));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    bytes += text.length;
+    latencies.push(Date.now() - t0);
+    const fs: FinalResult[] = [];
+    for await (const f of readFinals(text, { dialect: caller as DialectName })) fs.push(f);
+    const want = Array.from({ length: 20 }, (_, i) => `${n}:${i} `).join('');
+    const f = fs[0];
+    if (fs.length !== 1 || f!.text !== want || f!.usage.inputTokens !== n.length || f!.usage.outputTokens !== 20 || f!.stopReason !== 'end') {
+      failures.push(`${caller} ${n}: ${JSON.stringify(fs.map((x) => ({ text: x.text, usage: x.usage, stop: x.stopReason })))}`);
+    }
+    done++;
+  }
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, w) => {
+      while (Date.now() - start < DURATION) {
+        try {
+          await one(w % 2 === 0 ? 'openai-chat' : 'anthropic-messages');
+        } catch (err) {
+          failures.push((err as Error).message);
+          done++;
+        }
+      }
+    }),
+  );
+  clearInterval(sampler);
+  agent.destroy();
+  const seconds = (Date.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  const pct = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? 0;
+  t.strictSame(failures.slice(0, 5), [], `no stream lost or mixed (${failures.length} failures)`);
+  t.ok(done >= CONCURRENCY * 2, `${done} streams in ${seconds.toFixed(1)} s at ${CONCURRENCY} concurrent (${(done / seconds).toFixed(0)}/s, ${(bytes / 1048576).toFixed(1)} MiB out, each stream 0.42 s upstream: p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms); gateway RSS ${(rss0 / 1048576).toFixed(0)} → peak ${(peak / 1048576).toFixed(0)} MiB`);
+  t.ok(peak - rss0 < 150 * 1048576, 'gateway RSS grew by less than 150 MiB under load');
+});
+
+t.test('a slow reader: the upstream is held back (backpressure), gateway memory stays bounded; its disconnect aborts the upstream', async (t) => {
+  const g = gw('openai-chat');
+  const before = upstream.received.length;
+  const rss0 = rss(g.child.pid!);
+  let peak = rss0;
+  const req = http.request(`${g.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+  req.end(JSON.stringify({ model: 'big', stream: true, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }));
+  const res = await new Promise<http.IncomingMessage>((r) => req.once('response', r));
+  // read 256 KiB, then stop reading for 3 s
+  let read = 0;
+  await new Promise<void>((r) => {
+    res.on('data', (d: Buffer) => {
+      read += d.length;
+      if (read > 256 * 1024) {
+        res.pause();
+        r();
+      }
+    });
+  });
+  res.removeAllListeners('data');
+  for (let i = 0; i < 12; i++) {
+    await sleep(250);
+    peak = Math.max(peak, rss(g.child.pid!));
+  }
+  const rec = upstream.received.slice(before).find((r) => r.model === 'big')!;
+  const heldAt = rec.written;
+  t.ok(heldAt < 64 * 1024 * 1024, `the upstream wrote ${(heldAt / 1048576).toFixed(1)} MiB of 256 MiB while the caller read ${(read / 1024).toFixed(0)} KiB and stopped`);
+  t.ok(peak - rss0 < 64 * 1048576, `gateway RSS ${(rss0 / 1048576).toFixed(0)} → peak ${(peak / 1048576).toFixed(0)} MiB`);
+  // the caller goes away: the gateway aborts its upstream request
+  res.destroy();
+  req.destroy();
+  const closed = await Promise.race([rec.closedEarly.then(() => true), sleep(3000).then(() => false)]);
+  t.ok(closed, 'the upstream saw its request socket close');
+  t.ok(rec.written < 200 * 1024 * 1024, 'the upstream stopped writing');
+});
+
+t.test('a client that disconnects mid-stream aborts its upstream request', async (t) => {
+  for (const up of ['openai-chat', 'anthropic-messages'] as Format[]) {
+    const before = upstream.received.length;
+    const req = http.request(`${gw(up).url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    req.on('error', () => {});
+    req.end(JSON.stringify({ model: 'stall', stream: true, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }));
+    const res = await new Promise<http.IncomingMessage>((r) => req.once('response', r));
+    await new Promise((r) => res.once('data', r)); // the stream has begun
+    const rec = upstream.received.slice(before).find((r) => r.model === 'stall')!;
+    req.destroy();
+    const closed = await Promise.race([rec.closedEarly.then(() => true), sleep(1000).then(() => false)]);
+    t.ok(closed, `${up} upstream: the upstream saw the request socket close within 1 s (before any timeout)`);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Safety
+
+t.test('an upstream that stalls mid-stream: a typed timeout error in the caller’s wire, the upstream request ended', async (t) => {
+  for (const up of FORMATS) {
+    const before = upstream.received.length;
+    const started = Date.now();
+    const err = await CALLERS['anthropic-messages'](gw(up).url, 'stall').then(
+      () => null,
+      (e: unknown) => e as ApiError,
+    );
+    t.ok(err, `${up} upstream: the Anthropic client failed`);
+    t.match((err as { error?: unknown })?.error, { type: 'error', error: { type: 'timeout_error', message: /idle timeout/ } }, `${up} upstream: an Anthropic timeout_error event`);
+    t.ok(Date.now() - started < 5000, 'within the idle timeout (1.5 s) and a margin');
+    const rec = upstream.received.slice(before).find((r) => r.model === 'stall')!;
+    await Promise.race([rec.closedEarly, sleep(1000)]);
+    t.ok(await Promise.race([rec.closedEarly.then(() => true), sleep(0).then(() => false)]), `${up} upstream: request closed`);
+  }
+  const err = await CALLERS['openai-chat'](gw('anthropic-messages').url, 'stall').then(
+    () => null,
+    (e: unknown) => e as ApiError,
+  );
+  t.match(err, { error: { type: 'timeout_error', message: /idle timeout/ } }, 'OpenAI Chat: the error chunk with type timeout_error');
+});
+
+t.test('an upstream that never answers: 504 in the caller’s error form after the connect timeout', async (t) => {
+  const err = (await CALLERS['openai-chat'](gw('anthropic-messages').url, 'hang').catch((e: unknown) => e)) as ApiError;
+  t.equal(err.status, 504, 'OpenAI client: 504');
+  t.match(err.error, { type: 'timeout_error', message: /connect timeout/ });
+  const err2 = (await CALLERS['anthropic-messages'](gw('openai-chat').url, 'hang').catch((e: unknown) => e)) as ApiError;
+  t.equal(err2.status, 504, 'Anthropic client: 504');
+  t.match(err2.error, { type: 'error', error: { type: 'timeout_error' } });
+});
+
+t.test('provider keys never reach a caller, a log or a loss report; the caller’s own credentials never reach the upstream', async (t) => {
+  for (const up of FORMATS) {
+    const before = upstream.received.length;
+    const res = await post(`${gw(up).url}/v1/messages`, { model: 'error-401', stream: true, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, {
+      'x-api-key': 'caller-key-abcdef123456',
+      authorization: 'Bearer caller-bearer-abcdef123456',
+      cookie: 'session=caller-cookie',
+      'anthropic-beta': 'tools-2024-04-04',
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      'x-custom-secret': 'do-not-forward',
+    });
+    t.equal(res.status, 401, `${up}: the upstream's 401 comes back as 401`);
+    t.match(JSON.parse(res.text), { type: 'error', error: { type: 'authentication_error', message: /upstream 401: Incorrect API key provided: / } });
+    for (const key of Object.values(KEYS)) t.notOk(res.text.includes(key.slice(-12)), `${up}: no part of a key in the error`);
+    const rec = upstream.received.slice(before)[0]!;
+    const sent = Object.keys(rec.headers).sort();
+    t.notOk(JSON.stringify(rec.headers).includes('caller-'), `${up}: the caller's key, bearer and cookie are not forwarded`);
+    t.notOk('x-custom-secret' in rec.headers, `${up}: headers off the allow-list are not forwarded`);
+    t.equal(rec.headers.traceparent, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', `${up}: traceparent is on the allow-list`);
+    const auth = String(rec.headers.authorization ?? rec.headers['x-api-key'] ?? rec.headers['x-goog-api-key']);
+    t.ok(Object.values(KEYS).some((k) => auth.includes(k)), `${up}: the upstream got the gateway's own key (${sent.join(', ')})`);
+  }
+  const everything = allOutput.join('');
+  t.ok(everything.length > 0);
+  for (const [name, key] of Object.entries(KEYS)) {
+    t.notOk(everything.includes(key.slice(0, 12)) || everything.includes(key.slice(-12)), `no part of ${name} in any gateway log`);
+  }
+});
+
+t.test('request bodies over the limit: 413 in the caller’s error form', async (t) => {
+  const big = 'x'.repeat(300 * 1024);
+  const a = await post(`${gw('openai-chat').url}/v1/messages`, { model: 'm', stream: true, max_tokens: 5, messages: [{ role: 'user', content: big }] });
+  t.equal(a.status, 413);
+  t.match(JSON.parse(a.text), { type: 'error', error: { type: 'request_too_large', message: /limit is 262144/ } });
+  const o = await post(`${gw('openai-chat').url}/v1/chat/completions`, { model: 'm', stream: true, messages: [{ role: 'user', content: big }] });
+  t.equal(o.status, 413);
+  t.match(JSON.parse(o.text), { error: { type: 'invalid_request_error', code: 'request_too_large' } });
+  // chunked, no content-length: counted as it comes
+  const chunked = await new Promise<number>((resolve, reject) => {
+    const req = http.request(`${gw('openai-chat').url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    });
+    req.on('error', reject);
+    for (let i = 0; i < 5; i++) req.write(big.slice(0, 64 * 1024));
+    req.end();
+  });
+  t.equal(chunked, 413, 'a chunked body over the limit');
+});
+
+t.test('non-streaming or malformed requests and unknown paths are refused in the caller’s form', async (t) => {
+  const url = gw('openai-chat').url;
+  const notStream = await post(`${url}/v1/messages`, { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(notStream.status, 400);
+  t.match(JSON.parse(notStream.text), { type: 'error', error: { type: 'invalid_request_error', message: /streams only/ } });
+  const notJson = await post(`${url}/v1/chat/completions`, '{nope');
+  t.equal(notJson.status, 400);
+  t.match(JSON.parse(notJson.text), { error: { type: 'invalid_request_error', message: /not JSON/ } });
+  const unknown = await post(`${url}/v1/embeddings`, {});
+  t.equal(unknown.status, 404);
+});
+
+t.test('listening beyond loopback needs a caller token; with one set, every caller must send it', async (t) => {
+  const refused = await runGateway(dir, { GATEWAY_UPSTREAM_FORMAT: 'openai-chat', GATEWAY_UPSTREAM_URL: upstream.url, GATEWAY_HOST: '0.0.0.0' });
+  t.equal(refused.code, 2, 'no token: the gateway does not start');
+  t.match(refused.output, /needs a caller token: set GATEWAY_TOKEN/);
+  const g = await startGateway(dir, { GATEWAY_UPSTREAM_FORMAT: 'openai-chat', GATEWAY_UPSTREAM_URL: upstream.url, GATEWAY_HOST: '0.0.0.0', GATEWAY_TOKEN: CALLER_TOKEN });
+  t.teardown(() => g.stop());
+  const url = g.url.replace('0.0.0.0', '127.0.0.1');
+  const model = CAPTURES.get('openai-chat')![0]!.model;
+  const noToken = (await openaiClient(url, 'wrong-token').chat.completions.stream({ model, messages: [{ role: 'user', content: 'hi' }] }).finalChatCompletion().catch((e: unknown) => e)) as ApiError;
+  t.equal(noToken.status, 401, 'OpenAI client with a wrong token: 401');
+  t.match(noToken.error, { type: 'authentication_error' });
+  const noToken2 = (await anthropicClient(url, 'wrong-token').messages.stream({ model, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).finalMessage().catch((e: unknown) => e)) as ApiError;
+  t.equal(noToken2.status, 401, 'Anthropic client with a wrong token: 401');
+  t.match(noToken2.error, { type: 'error', error: { type: 'authentication_error' } });
+  const okChat = await openaiClient(url, CALLER_TOKEN).chat.completions.stream({ model, messages: [{ role: 'user', content: 'hi' }] }).finalChatCompletion();
+  t.ok(okChat.choices.length > 0, 'OpenAI client with the token (Authorization: Bearer)');
+  const okMsg = await anthropicClient(url, CALLER_TOKEN).messages.stream({ model, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
+  t.ok(okMsg.content.length >= 0, 'Anthropic client with the token (x-api-key)');
+  t.notOk(allOutput.join('').includes(CALLER_TOKEN), 'the token is in no log');
+});

@@ -297,3 +297,21 @@ t.test('hosted calls, their results and files are reported lost', async (t) => {
   t.strictSame(losses.flatMap((r) => r.dropped.map((d) => d.what)).sort(), ['file', 'provider_tool_call', 'tool_result']);
   t.equal((await back(text))[0]!.text, 'Found.');
 });
+
+t.test("OpenAI Responses captures: hosted calls, their results and images come back as the same blocks (written as the source's items)", async (t) => {
+  const hostedBlocks = (f: FinalResult) =>
+    f.content.filter((b) => b.type === 'tool_result' || b.type === 'file' || (b.type === 'tool_call' && b.providerExecuted === true));
+  let n = 0;
+  for (const c of captures()) {
+    const finals = runStage(createOutputStage({ output: 'final' }), [c.bytes]) as FinalResult[];
+    if (!finals.some((f) => f.dialect === 'openai-responses' && hostedBlocks(f).length > 0)) continue;
+    const events = runStage(createOutputStage({ output: 'events' }), [c.bytes]) as UnifiedEvent[];
+    const { text, losses } = encode(events, 'openai-responses');
+    const kinds = losses.flatMap((r) => r.dropped.map((d) => d.what));
+    t.notOk(kinds.some((k) => k === 'provider_tool_call' || k === 'tool_result' || k === 'file'), `${c.name}: nothing hosted reported lost`);
+    const read = await back(text);
+    finals.forEach((f, i) => t.strictSame(hostedBlocks(read[i]!), hostedBlocks(f), `${c.name} #${i + 1}`));
+    n++;
+  }
+  t.ok(n >= 8, `${n} captures`);
+});

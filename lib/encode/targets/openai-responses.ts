@@ -39,14 +39,21 @@
  *   input/output/total tokens with cached and reasoning details, unknown
  *   counts left out, and no `usage` at all when nothing was reported (the
  *   Response object allows that).
- * - Hosted (provider-executed) calls and their results, files, audio and
- *   choices k > 0 are reported lost: the hosted item types cannot be rebuilt
- *   from unified events (their input and output fields differ per tool).
+ * - Hosted (provider-executed) calls from OpenAI's Responses API are written
+ *   as the item the source wrote at its output_item.done (the `raw` event
+ *   after the call's unified events), at this wire's output index, with the
+ *   items holding their results apart (shell_call_output, tool_search_output,
+ *   program_output): reading them gives the same calls, results and images.
+ *   Hosted calls of other families (xAI's included: its server-side
+ *   custom_tool_call items would read as client calls here) cannot be rebuilt
+ *   from unified events (each tool's item has its own input and output
+ *   fields): they, their results and files are reported lost, as are audio and
+ *   choices k > 0.
  * - Errors: a terminal error is an `error` event; the response then ends with
  *   response.failed (at its `done`, or when the input ends). A response cut
  *   short ends the same way.
  */
-import { assertNever, type CitationEvent, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
+import { assertNever, type CitationEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
 
 const FAMILY = ['openai-responses', 'xai-responses'] as const;
@@ -97,7 +104,28 @@ interface CallItem {
   text: string;
 }
 
-type Item = MessageItem | ReasoningItem | CallItem;
+/** A hosted call's output item (or the item holding its result), as the source wrote it at its output_item.done. */
+interface HostedItem {
+  kind: 'hosted';
+  outputIndex: number;
+  open: boolean;
+  json: JsonObject;
+}
+
+type Item = MessageItem | ReasoningItem | CallItem | HostedItem;
+
+/** A hosted call seen (its start), waiting for its item in a raw output_item.done. */
+interface PendingHosted {
+  name: string;
+  /** Its tool_result and files came (carried with the item, else reported lost with the call). */
+  results: number;
+  files: number;
+}
+
+/** Output items that hold a hosted call's result apart from the call (see the reader's onResultItem). */
+const RESULT_ITEMS = new Set(['shell_call_output', 'tool_search_output', 'program_output']);
+/** Item types the target writes itself from unified events. */
+const OWN_ITEMS = new Set(['message', 'reasoning', 'function_call', 'custom_tool_call']);
 
 /** A client call whose output_item.added waits for its first argument text (function or custom?). */
 interface PendingCall {
@@ -108,6 +136,7 @@ interface PendingCall {
 
 /** The JSON of an item, as output_item.added / done and the terminal response hold it. */
 function itemJson(item: Item): JsonObject {
+  if (item.kind === 'hosted') return item.json;
   const status = item.status;
   switch (item.kind) {
     case 'message':
@@ -187,6 +216,11 @@ function createResponse(ctx: TargetContext): TargetResponse {
   /** Citations of a text block whose text has not come yet (Anthropic cites a block at its start). */
   const early = new Map<number, CitationEvent[]>();
   let clientCalls = 0;
+  /** Hosted calls are carried as their own items: the source is OpenAI's Responses API (its raw output_item.done events). */
+  let carryHosted = false;
+  const hosted = new Map<string, PendingHosted>();
+  /** Hosted calls written: a result in an item of its own (shell_call_output…) follows theirs. */
+  const carried = new Set<string>();
 
   function emit(type: string, fields: JsonObject): void {
     ctx.write(sseEvent(type, { type, sequence_number: seq++, ...fields }));
@@ -254,7 +288,9 @@ function createResponse(ctx: TargetContext): TargetResponse {
   function closeItem(item: Item, status: ItemStatus): void {
     if (!item.open) return;
     if (item.kind === 'message') for (const p of item.parts) closePart(item, p);
-    else if (item.kind === 'reasoning') {
+    else if (item.kind === 'hosted') {
+      // written whole: added and done at once
+    } else if (item.kind === 'reasoning') {
       item.summary.forEach((s, i) => {
         if (!s.open) return;
         s.open = false;
@@ -268,7 +304,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
       else emit('response.custom_tool_call_input.done', { ...where, input: item.text });
     }
     item.open = false;
-    item.status = status;
+    if (item.kind !== 'hosted') item.status = status;
     emit('response.output_item.done', { output_index: item.outputIndex, item: itemJson(item) });
   }
 
@@ -410,6 +446,42 @@ function createResponse(ctx: TargetContext): TargetResponse {
     closeItem(item, 'completed');
   }
 
+  // --- hosted items (from OpenAI's Responses API) --------------------------
+
+  /**
+   * A raw output_item.done holding a hosted call seen before (by call_id, else
+   * item id) or an item holding such a call's result: written as it came
+   * (added and done), at this wire's next output index. True when written.
+   */
+  function hostedItem(payload: Json): boolean {
+    const p = payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload : undefined;
+    const item = p?.['item'];
+    if (p?.['type'] !== 'response.output_item.done' || item === null || typeof item !== 'object' || Array.isArray(item)) return false;
+    const type = item['type'];
+    if (typeof type !== 'string' || OWN_ITEMS.has(type)) return false;
+    const callId = typeof item['call_id'] === 'string' && item['call_id'] !== '' ? item['call_id'] : item['id'];
+    const key = typeof callId === 'string' ? callId : '';
+    if (hosted.has(key)) {
+      hosted.delete(key);
+      carried.add(key);
+    } else if (!RESULT_ITEMS.has(type)) return false;
+    closeFlowing();
+    const written: HostedItem = { kind: 'hosted', outputIndex: nextIndex(), open: true, json: item };
+    addItem(written);
+    closeItem(written, 'completed');
+    return true;
+  }
+
+  /** Hosted calls whose item never came: reported lost with their results and files. */
+  function loseHosted(): void {
+    for (const call of hosted.values()) {
+      ctx.lose('provider_tool_call', `${call.name} (run by the source provider; its item never came)`);
+      for (let i = 0; i < call.results; i++) ctx.lose('tool_result', `the result of ${call.name}`);
+      for (let i = 0; i < call.files; i++) ctx.lose('file', `a file of ${call.name}`);
+    }
+    hosted.clear();
+  }
+
   // --- errors and the terminal event ----------------------------------------
 
   /** A terminal error: what is open is closed (incomplete) first, nothing follows but response.failed. */
@@ -422,6 +494,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
 
   /** Calls never added (only whitespace streamed) or left open, then the flowing item. */
   function closeAll(status: ItemStatus): void {
+    loseHosted();
     for (const [block, list] of early) for (const c of list) ctx.lose('citation', `${c.url ?? 'a citation'} (block ${block} has no text)`);
     early.clear();
     closeFlowing(status);
@@ -492,6 +565,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
         if (ev.id !== null && ev.id !== '') id = ev.id;
         if (ev.model !== null) model = ev.model;
         sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
+        carryHosted = ev.dialect === 'openai-responses';
         begin();
         return;
       case 'text_delta':
@@ -510,8 +584,10 @@ function createResponse(ctx: TargetContext): TargetResponse {
         }
         return;
       case 'tool_call_start':
-        if (ev.providerExecuted === true) ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
-        else if (!calls.has(ev.id)) {
+        if (ev.providerExecuted === true) {
+          if (carryHosted) hosted.set(ev.id, { name: ev.name, results: 0, files: 0 });
+          else ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
+        } else if (!calls.has(ev.id)) {
           const p = pending.get(ev.id);
           if (p === undefined) pending.set(ev.id, { name: ev.name, text: '' });
           else if (p.name === '') p.name = ev.name;
@@ -529,15 +605,22 @@ function createResponse(ctx: TargetContext): TargetResponse {
         if (calls.get(ev.id)?.open === false) return;
         callDone(ev.id, ev.name, ev.arguments);
         return;
-      case 'tool_result':
-        ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
+      case 'tool_result': {
+        const call = hosted.get(ev.id);
+        if (call !== undefined) call.results++;
+        else if (!carried.has(ev.id)) ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
         return;
+      }
       case 'citation':
         cite(ev);
         return;
-      case 'file':
-        if (ev.partial !== true) ctx.lose('file', `a ${ev.mimeType ?? 'file'} of ${ev.data.length} base64 characters`);
+      case 'file': {
+        if (ev.partial === true) return;
+        const call = ev.id === undefined ? undefined : hosted.get(ev.id);
+        if (call !== undefined) call.files++;
+        else ctx.lose('file', `a ${ev.mimeType ?? 'file'} of ${ev.data.length} base64 characters`);
         return;
+      }
       case 'audio_delta':
         ctx.lose('audio', `${ev.mimeType ?? 'audio'} deltas`);
         return;
@@ -557,7 +640,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
         }
         return;
       case 'raw':
-        ctx.lose('raw', 'provider events with no unified meaning');
+        if (!(carryHosted && hostedItem(ev.event))) ctx.lose('raw', 'provider events with no unified meaning');
         return;
       case 'session':
         ctx.lose('session', ev.kind);

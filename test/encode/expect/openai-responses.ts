@@ -21,7 +21,13 @@ export const openaiResponses: TargetExpectation = {
   },
   mustReport(f) {
     const same = sameFamily(f.dialect);
-    const kinds = contentLosses(f, { providerCalls: false, citations: true });
+    // hosted calls from OpenAI's Responses API are written as their own items (with their results and images)
+    const hostedItems = f.dialect === 'openai-responses';
+    const kinds = contentLosses(f, { providerCalls: hostedItems, citations: true });
+    if (hostedItems) {
+      kinds.delete('tool_result');
+      kinds.delete('file');
+    }
     if (f.signatures.some((s) => !same || s.kind !== 'encrypted_content')) kinds.add('signature');
     if (!same && f.citations.some((c) => c.url === undefined)) kinds.add('citation');
     if (f.stopReason === 'tool_use' && f.toolCalls.length === 0) kinds.add('stop_reason');

@@ -2,10 +2,11 @@
 import { aiSdkUiTarget } from './targets/ai-sdk-ui.js';
 import { anthropicMessagesTarget } from './targets/anthropic-messages.js';
 import { geminiJsonArrayTarget, geminiTarget } from './targets/gemini.js';
+import { geminiInteractionsTarget } from './targets/gemini-interactions.js';
 import { openaiChatTarget } from './targets/openai-chat.js';
 import { openaiResponsesTarget } from './targets/openai-responses.js';
 
-export const TARGETS = [openaiChatTarget, anthropicMessagesTarget, aiSdkUiTarget, openaiResponsesTarget, geminiTarget, geminiJsonArrayTarget] as const;
+export const TARGETS = [openaiChatTarget, anthropicMessagesTarget, aiSdkUiTarget, openaiResponsesTarget, geminiTarget, geminiJsonArrayTarget, geminiInteractionsTarget] as const;
 
 export type TargetNameOf = (typeof TARGETS)[number]['name'];
 

@@ -4,6 +4,7 @@ import type { TargetExpectation } from '../../helpers/encode.js';
 import { aiSdkUi } from './ai-sdk-ui.js';
 import { anthropicMessages } from './anthropic-messages.js';
 import { gemini, geminiJsonArray } from './gemini.js';
+import { geminiInteractions } from './gemini-interactions.js';
 import { openaiChat } from './openai-chat.js';
 import { openaiResponses } from './openai-responses.js';
 
@@ -14,4 +15,5 @@ export const EXPECTATIONS: Record<TargetName, TargetExpectation> = {
   'openai-responses': openaiResponses,
   gemini,
   'gemini-json-array': geminiJsonArray,
+  'gemini-interactions': geminiInteractions,
 };

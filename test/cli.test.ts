@@ -511,3 +511,39 @@ t.test('--files-out writes each completed generated file, decoded, in stream ord
   t.equal(bad.code, 2);
   t.match(bad.stderr, /--files-out is not an option of --records/);
 });
+
+t.test('--to writes the input as another wire; each lossy response is told on stderr (text or json); --strict stops', async (t) => {
+  const file = join(repoRoot, 'fixtures', 'corpus', 'openai-responses', 'pydantic-ai--reasoning-summary.sse');
+  const r = await run(['--to', 'anthropic-messages', file]);
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stdout, /^event: message_start\ndata: \{"type":"message_start"/);
+  t.match(r.stdout, /event: message_stop\ndata: \{"type":"message_stop"\}\n\n$/);
+  t.match(r.stderr, /^wirefold: .*pydantic-ai--reasoning-summary\.sse: not carried in anthropic-messages \(response resp_[^)]+\): signature ×1 \(a encrypted_content from another provider family\)\n$/);
+  const back = JSON.parse((await run(['--out', 'final', '--dialect', 'anthropic-messages', '-'], r.stdout)).stdout) as { text: string; reasoning: string };
+  const original = JSON.parse((await run(['--out', 'final', file])).stdout) as { text: string; reasoning: string };
+  t.equal(back.text, original.text, 'the text read back');
+  t.equal(back.reasoning, original.reasoning, 'the reasoning read back');
+
+  const json = await run(['--to', 'openai-chat', '--loss-report', 'json', file]);
+  t.equal(json.code, 0);
+  const reports = json.stderr.trim().split('\n').map((l) => JSON.parse(l) as { input: string; type: string; to: string; dropped: { what: string }[] });
+  t.equal(reports.length, 1);
+  t.equal(reports[0]!.type, 'loss');
+  t.equal(reports[0]!.input, file);
+  t.strictSame(reports[0]!.dropped.map((d) => d.what).sort(), ['raw', 'reasoning', 'signature']);
+
+  const strict = await run(['--to', 'openai-chat', '--strict', file]);
+  t.equal(strict.code, 1);
+  t.match(strict.stderr, /lossy_encoding.*openai-chat cannot carry/);
+
+  for (const [args, message] of [
+    [['--to', 'openai-chatt', file], /unknown --to 'openai-chatt' \(expected openai-chat, /],
+    [['--to', 'openai-chat', '--out', 'final', file], /--to writes the openai-chat wire: it is not an --out mode/],
+    [['--loss-report', 'json', file], /--loss-report is an option of --to/],
+    [['--to', 'openai-chat', '--loss-report', 'xml', file], /unknown --loss-report 'xml'/],
+  ] as const) {
+    const bad = await run([...args]);
+    t.equal(bad.code, 2, args.join(' '));
+    t.match(bad.stderr, message);
+  }
+});

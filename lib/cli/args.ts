@@ -5,6 +5,12 @@ import type { DialectOption } from '../events.js';
 import { FRAMING_OPTIONS, type FramingOption } from '../framing/detect.js';
 import { dialectNames } from '../dialects/registry.js';
 import { SEVERITY, type AnomalyCode, type Severity } from '../doctor/report.js';
+import { targetNames } from '../encode/registry.js';
+import type { TargetName } from '../encode/types.js';
+
+/** --loss-report: how --to tells what the target could not carry, on stderr. */
+export type LossReportMode = 'text' | 'json';
+const LOSS_REPORT_MODES: LossReportMode[] = ['text', 'json'];
 
 export type CliOut = 'frames' | 'events' | 'final' | 'text' | 'rows' | 'parquet';
 
@@ -21,6 +27,10 @@ export interface CliOptions {
   audioOut: string | null;
   /** --files-out: where generated files (images, inlineData parts) are written. */
   filesOut: string | null;
+  /** --to: write this wire instead of JSON lines (transcoding). */
+  to: TargetName | null;
+  /** --to: each lossy response's report on stderr, as one line of text or of JSON. */
+  lossReport: LossReportMode;
   /** --output: the file --out parquet writes (Parquet is a file format, not a stream: it never goes to stdout). */
   output: string | null;
   /** doctor: one JSON report per input instead of the text. */
@@ -99,6 +109,8 @@ function choices(names: readonly string[]): string[] {
 
 const OPTION_INDENT = ' '.repeat(22);
 const FRAMING_HELP = wrap('  --framing <name>    ', [...choices(['auto', ...FRAMING_OPTIONS.filter((f) => f !== 'auto')]), '(default: auto)'], OPTION_INDENT);
+const TO_HELP = wrap('  --to <wire>         ', ['write', 'the', 'input', 'as', 'another', "provider's", 'wire:', ...choices(targetNames)], OPTION_INDENT);
+
 const DIALECT_HELP = wrap('  --dialect <name>    ', [...choices(['auto', ...dialectNames]), '(default: auto)'], OPTION_INDENT);
 
 function codesOf(severity: Severity): string[] {
@@ -136,7 +148,7 @@ other inputs are still examined), 70 on an internal error (a worker that
 failed on an input, named on stderr). When several apply, the highest wins.`;
 
 /** Options of the stream modes that doctor does not take. */
-const RUN_ONLY = ['out', 'output', 'raw', 'positions', 'strict', 'progress', 'audio-out', 'files-out', 'records', 'body-field', 'base64-field', 'path-field'] as const;
+const RUN_ONLY = ['out', 'output', 'raw', 'positions', 'strict', 'progress', 'audio-out', 'files-out', 'to', 'loss-report', 'records', 'body-field', 'base64-field', 'path-field'] as const;
 
 const OUTS: CliOut[] = ['frames', 'events', 'final', 'text', 'rows', 'parquet'];
 
@@ -164,6 +176,9 @@ ${FRAMING_HELP}
   --raw               include raw events (provider events with no unified type)
   --positions         add "at": {frame, offset} to every event
   --strict            stop at the first error event: a one-line message, exit 1
+${TO_HELP}
+  --loss-report <f>   --to: what a response lost, on stderr as one line of
+                      text (default) or json; --strict fails on it instead
   --audio-out <dir>   write each response's audio to <dir>, one file each
   --files-out <dir>   write the files a response generates (images, inline
                       data) to <dir>, one file each
@@ -221,6 +236,8 @@ export function parseCli(argv: string[]): CliOptions {
         progress: { type: 'boolean' },
         'audio-out': { type: 'string' },
         'files-out': { type: 'string' },
+        to: { type: 'string' },
+        'loss-report': { type: 'string' },
         output: { type: 'string', short: 'o' },
         json: { type: 'boolean' },
         records: { type: 'boolean' },
@@ -258,6 +275,10 @@ export function parseCli(argv: string[]): CliOptions {
   const out = (v.out ?? (records ? 'final' : 'events')) as CliOut;
   if (!OUTS.includes(out)) throw new UsageError(`unknown --out '${v.out}' (expected ${OUTS.join(', ')})`);
   const fields = recordFields(v, records);
+  const to = toOption(v.to, v.out, records);
+  if (v['loss-report'] !== undefined && to === null) throw new UsageError('--loss-report is an option of --to');
+  const lossReport = (v['loss-report'] ?? 'text') as LossReportMode;
+  if (!LOSS_REPORT_MODES.includes(lossReport)) throw new UsageError(`unknown --loss-report '${v['loss-report']}' (expected ${LOSS_REPORT_MODES.join(', ')})`);
   if (records) {
     if (out !== 'final' && out !== 'rows' && out !== 'parquet') {
       throw new UsageError(`--records writes records with their finals (the default, --out final) or rows (--out rows, --out parquet), not --out ${out}`);
@@ -277,6 +298,8 @@ export function parseCli(argv: string[]): CliOptions {
     progress: v.progress ?? null,
     audioOut: v['audio-out'] ?? null,
     filesOut: v['files-out'] ?? null,
+    to,
+    lossReport,
     output: outputOption(v.output, out),
     json: v.json ?? false,
     records,
@@ -296,6 +319,15 @@ function outputOption(value: string | undefined, out: CliOut): string | null {
   if (value === undefined || value === '') throw new UsageError('--out parquet writes a file: name it with --output <file> (e.g. --output rows.parquet)');
   if (value === '-') throw new UsageError('--out parquet cannot write to standard output (a Parquet file ends with its index): name a file with --output');
   return value;
+}
+
+/** --to: a target wire; it replaces the output mode, so not with --out or --records. */
+function toOption(value: string | undefined, out: string | undefined, records: boolean): TargetName | null {
+  if (value === undefined) return null;
+  if (!(targetNames as readonly string[]).includes(value)) throw new UsageError(`unknown --to '${value}' (expected ${targetNames.join(', ')})`);
+  if (out !== undefined) throw new UsageError(`--to writes the ${value} wire: it is not an --out mode (leave --out out)`);
+  if (records) throw new UsageError('--to is not an option of --records');
+  return value as TargetName;
 }
 
 /** --jobs: a whole number from 1 to MAX_JOBS; the number of cores when not given. */
@@ -334,6 +366,8 @@ function defaults(): CliOptions {
     progress: null,
     audioOut: null,
     filesOut: null,
+    to: null,
+    lossReport: 'text',
     output: null,
     json: false,
     records: false,

@@ -93,10 +93,10 @@ export class Output {
   }
 
   /** `wirefold: <message>` on stderr, after the text written so far, at column 0 (see above). */
-  async diagnostic(message: string): Promise<void> {
+  async diagnostic(message: string, bare = false): Promise<void> {
     await settled(this.written, this.io.stdout);
     const lead = this.shared && !this.atLineStart ? '\n' : '';
-    this.io.stderr.write(`${lead}wirefold: ${message}\n`);
+    this.io.stderr.write(`${lead}${bare ? '' : 'wirefold: '}${message}\n`);
     if (this.shared) this.atLineStart = true; // the place both reach is at column 0 now
   }
 }

@@ -22,6 +22,8 @@ import { records } from '../records/transform.js';
 import { finalToRow, recordToRows } from '../records/row.js';
 import type { RecordOutput } from '../records/types.js';
 import { createAudioWriter, createFileWriter } from './media-out.js';
+import { makeEncoder } from '../encode/encoder.js';
+import type { LossReport } from '../encode/types.js';
 import { createProgress, PROGRESS_MIN_BYTES, type Progress } from './progress.js';
 import { EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, type CliOptions } from './args.js';
 import { InputError, inputName, openInput, reason, type Input } from './input.js';
@@ -53,7 +55,27 @@ function textReportingErrors(report: (ev: ErrorEvent) => void): TextTakingStage<
   };
 }
 
-function makeStage(opts: CliOptions, file: string, index: number, report: (ev: ErrorEvent) => void): Stage<Chunk, Item> {
+/** The names of an input's media files begin with its position and its name. */
+function mediaPrefix(file: string, index: number): string {
+  return `${String(index + 1).padStart(2, '0')}-${file === '-' ? 'stdin' : basename(file).replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+}
+
+/** A loss report as --loss-report writes it: a line of text (raw events left out: pings are no news) or the JSON. */
+function lossLine(r: LossReport, mode: 'text' | 'json', file: string): string | null {
+  if (mode === 'json') return JSON.stringify({ input: inputName(file), ...r });
+  const lost = r.dropped.filter((d) => d.what !== 'raw');
+  if (lost.length === 0) return null;
+  const id = r.id === null ? '' : ` (response ${r.id})`;
+  return `not carried in ${r.to}${id}: ${lost.map((d) => `${d.what} ×${d.count} (${d.detail})`).join('; ')}`;
+}
+
+function makeStage(
+  opts: CliOptions,
+  file: string,
+  index: number,
+  report: (ev: ErrorEvent) => void,
+  reportText: (line: string | null) => void = () => {},
+): Stage<Chunk, Item> {
   if (opts.out === 'frames') {
     const o = resolveFramerOptions({ positions: opts.positions });
     const hooks: SseHooks = {
@@ -73,23 +95,30 @@ function makeStage(opts: CliOptions, file: string, index: number, report: (ev: E
     strict: opts.strict,
   });
   const finals = opts.out === 'final' || opts.out === 'rows';
+  if (opts.to !== null) {
+    // transcoding: what a response could not carry is told on stderr where it ends (--strict: it stops the run)
+    let events: Stage<Chunk, UnifiedEvent> = guarded;
+    if (opts.audioOut !== null) events = chain(events, createAudioWriter(opts.audioOut, mediaPrefix(file, index)));
+    if (opts.filesOut !== null) events = chain(events, createFileWriter(opts.filesOut, mediaPrefix(file, index)));
+    const onLoss = (r: LossReport): void => reportText(lossLine(r, opts.lossReport, file));
+    return chain(events, makeEncoder({ to: opts.to, strict: opts.strict, onLoss }));
+  }
   if (opts.audioOut === null && opts.filesOut === null) {
     // as createStream: text deltas go straight into the final result / text output
     if (finals) return fuseText(guarded, makeFinalAccumulator(resolveLimits({})));
     if (opts.out === 'text') return fuseText(guarded, textReportingErrors(report));
     return guarded;
   }
-  const prefix = `${String(index + 1).padStart(2, '0')}-${file === '-' ? 'stdin' : basename(file).replace(/[^A-Za-z0-9_.-]/g, '_')}`;
   let events: Stage<Chunk, UnifiedEvent> = guarded;
-  if (opts.audioOut !== null) events = chain(events, createAudioWriter(opts.audioOut, prefix));
-  if (opts.filesOut !== null) events = chain(events, createFileWriter(opts.filesOut, prefix));
+  if (opts.audioOut !== null) events = chain(events, createAudioWriter(opts.audioOut, mediaPrefix(file, index)));
+  if (opts.filesOut !== null) events = chain(events, createFileWriter(opts.filesOut, mediaPrefix(file, index)));
   if (finals) return chain(events, makeFinalAccumulator(resolveLimits({})));
   if (opts.out === 'text') return chain(events, textReportingErrors(report));
   return events;
 }
 
 function formatter(opts: CliOptions): (item: Item) => string | null {
-  if (opts.out === 'text') return (item) => item as string;
+  if (opts.out === 'text' || opts.to !== null) return (item) => item as string;
   if (opts.out === 'rows') return (item) => JSON.stringify(finalToRow(item as FinalResult)) + '\n';
   const stripAt = opts.strict && !opts.positions && opts.out === 'events';
   if (opts.out === 'events') {
@@ -125,7 +154,11 @@ function stopMessage(err: StreamError): string {
 
 /** A message for stderr, queued with the output so it comes out in stream order (see output.ts). */
 class Diagnostic {
-  constructor(readonly message: string) {}
+  constructor(
+    readonly message: string,
+    /** Written as it is (a JSON line), not after the input's name. */
+    readonly bare = false,
+  ) {}
 }
 
 /**
@@ -146,9 +179,17 @@ export async function runFile(file: string, index: number, opts: CliOptions, sin
   const format = formatter(opts);
   /** What the stage gave for the current chunk: output text, and diagnostics where they fell in it. */
   const queue: (string | Diagnostic)[] = [];
-  const stage = makeStage(opts, file, index, (ev) => {
-    queue.push(new Diagnostic(errorFromEvent(ev).message));
-  });
+  const stage = makeStage(
+    opts,
+    file,
+    index,
+    (ev) => {
+      queue.push(new Diagnostic(errorFromEvent(ev).message));
+    },
+    (line) => {
+      if (line !== null) queue.push(new Diagnostic(line, opts.lossReport === 'json'));
+    },
+  );
   const progress = progressFor(input, opts, io);
   const emit = (item: Item): void => {
     const s = format(item);
@@ -166,7 +207,10 @@ export async function runFile(file: string, index: number, opts: CliOptions, sin
         const piece = queue[i];
         if (!(piece instanceof Diagnostic)) continue;
         if (!(await sink.text(queue.slice(from, i).join('')))) return false;
-        await say(piece.message);
+        if (piece.bare) {
+          progress?.clear();
+          await sink.diagnostic(piece.message, true);
+        } else await say(piece.message);
         from = i + 1;
       }
       return await sink.text(from === 0 ? queue.join('') : queue.slice(from).join(''));

@@ -11,14 +11,15 @@ import type { Output } from './output.js';
 export interface Sink {
   /** Data for stdout; false (or a promise of false) when stdout is gone (its reader closed it). */
   text(text: string): Promise<boolean> | boolean;
-  /** A one-line message for stderr (without the `wirefold: ` prefix), after the text so far. */
-  diagnostic(message: string): Promise<void>;
+  /** A one-line message for stderr (without the `wirefold: ` prefix; `bare`: written as it is, e.g. a JSON line), after the text so far. */
+  diagnostic(message: string, bare?: boolean): Promise<void>;
 }
 
 /** A diagnostic in a recorded output: its message, after the first `at` bytes. */
 export interface Note {
   at: number;
   message: string;
+  bare?: true;
 }
 
 /** One input's output as a worker recorded it. */
@@ -56,8 +57,8 @@ export class BufferSink implements Sink {
     return true;
   }
 
-  diagnostic(message: string): Promise<void> {
-    this.notes.push({ at: this.length, message });
+  diagnostic(message: string, bare = false): Promise<void> {
+    this.notes.push(bare ? { at: this.length, message, bare } : { at: this.length, message });
     return Promise.resolve();
   }
 
@@ -82,7 +83,7 @@ export async function replay(recorded: Recorded, output: Output, beforeNote: () 
       from = note.at;
     }
     beforeNote();
-    await output.diagnostic(note.message);
+    await output.diagnostic(note.message, note.bare === true);
   }
   return from < bytes.length ? await output.text(bytes.subarray(from)) : true;
 }

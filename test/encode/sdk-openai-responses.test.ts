@@ -10,22 +10,12 @@
  */
 import t from 'tap';
 import type { FinalResult } from '../../lib/accumulate/types.js';
-import type { Json, StopReason, UnifiedEvent } from '../../lib/events.js';
+import type { StopReason, UnifiedEvent } from '../../lib/events.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { runStage } from '../../lib/stage.js';
-import { openaiResponsesFinal } from '../helpers/sdk.js';
+import { openaiResponsesFinal, parsedArguments as parsed } from '../helpers/sdk.js';
 import { captures, encode } from '../helpers/encode.js';
 import { openaiResponses } from './expect/openai-responses.js';
-
-/** As FinalToolCall: parsed JSON, `{}` when empty, the text itself when it is not JSON. */
-function parsed(text: string): Json {
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text) as Json;
-  } catch {
-    return text;
-  }
-}
 
 /** The status and incomplete reason the terminal response says for a stop reason (as read back). */
 function statusOf(stop: StopReason, providerReason: string | null): { status: string; reason: string | null } {

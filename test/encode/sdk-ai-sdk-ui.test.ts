@@ -148,6 +148,7 @@ t.test('every capture → ai-sdk-ui → DefaultChatTransport + readUIMessageStre
       t.strictSame(seen(m!), want(f), `${c.name} #${i + 1}: parts`);
       t.equal(finishes[i]?.finishReason, FINISH[f.stopReason], `${c.name} #${i + 1}: finishReason`);
       t.strictSame(usageOf(m!), f.usage, `${c.name} #${i + 1}: usage in metadata`);
+      if (f.stopReason === 'error') t.ok(back.errors.length > 0, `${c.name} #${i + 1}: a failed response reaches onError`);
       for (const kind of expect.mustReport(f)) t.ok(named.has(kind), `${c.name} #${i + 1}: the loss report names ${kind}`);
     });
     // a terminal error reaches the client's onError, with its code

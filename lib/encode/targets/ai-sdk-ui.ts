@@ -42,7 +42,8 @@
  *   `messageMetadata` callback returning `part.totalUsage` writes), unknown
  *   counts left out; the model goes in `start.messageMetadata.model`.
  * - Errors: a terminal error is an `error` {errorText: "code: message"} chunk,
- *   then `finish` {finishReason: 'error'}; a response cut short (abort) ends
+ *   then `finish` {finishReason: 'error'} (a `done` with stop reason error and
+ *   no error event before it gets an `api_error` chunk); a response cut short (abort) ends
  *   its open parts, writes an `error` chunk and `finish` {finishReason: 'error'}.
  *   Warnings (non-terminal errors), audio, choices k > 0 and raw events have no
  *   place: reported.
@@ -309,6 +310,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
         if (ev.choice !== undefined && ev.choice !== 0) ctx.lose('choice', `the stop reason of choice ${ev.choice}`);
         else {
           for (const c of ev.choices ?? []) if (c.choice !== 0) ctx.lose('choice', `the stop reason of choice ${c.choice}`);
+          // a failure the source gave no error event for still reaches the client's onError
+          if (ev.stopReason === 'error' && !errorWritten) error('api_error', `the response ended with an error${ev.providerReason === null ? '' : ` (${ev.providerReason})`}`);
           finish(FINISH[ev.stopReason]);
         }
         return;

@@ -4,6 +4,8 @@ import { corpusFiles, fixture } from '../helpers/corpus.js';
 import { decodeEvents as decode, stable } from '../helpers/decode.js';
 import { doneReasons as doneOf, ofType as of, texts as textOf, usageCounts as usageOf, withoutRaw } from '../helpers/events.js';
 import { eventLine } from '../helpers/event-lines.js';
+import { run as runFused } from '../helpers/fast-path.js';
+import type { FinalResult } from '../../lib/accumulate/types.js';
 
 type Ev = UnifiedEvent;
 
@@ -306,6 +308,31 @@ t.test('[DONE] before interaction.completed: a server call whose arguments came 
     { type: 'error', code: 'incomplete_stream', message: 'the stream ended before interaction.completed', terminal: true },
     { type: 'done', stopReason: 'error', providerReason: null },
   ]);
+  t.end();
+});
+
+t.test('annotation offsets after many non-ASCII deltas that the fused final took as wire bytes: fast path on = off', (t) => {
+  const parts = Array.from({ length: 200 }, (_, i) => `Ça coûte ${i} € 😀 "q"\n`);
+  const text = parts.join('');
+  const last = parts[199]!;
+  const lines: object[] = [
+    { event_type: 'interaction.created', interaction: { id: 'i8', model: 'm' } },
+    { event_type: 'step.start', index: 0, step: { type: 'model_output' } },
+    ...parts.map((p, i) => ({ event_type: 'step.delta', index: 0, delta: { type: 'text', text: p }, event_id: `e${i}` })),
+    {
+      event_type: 'step.delta',
+      index: 0,
+      delta: { type: 'text_annotation_delta', annotations: [{ type: 'url_citation', url: 'https://example.com/x', start_index: Buffer.byteLength(text) - Buffer.byteLength(last), end_index: Buffer.byteLength(text) }] },
+    },
+    { event_type: 'step.stop', index: 0 },
+    { event_type: 'interaction.completed', interaction: { id: 'i8', status: 'completed' } },
+  ];
+  const buf = Buffer.from(lines.map((l) => `event: ${(l as { event_type: string }).event_type}\ndata: ${JSON.stringify(l)}\n\n`).join(''));
+  const slices = [buf.subarray(0, 30000), buf.subarray(30000)];
+  const on = runFused(slices, { dialect: 'gemini-interactions' }, 'final', false, true) as FinalResult[];
+  t.strictSame(on, runFused(slices, { dialect: 'gemini-interactions' }, 'final', false, false), 'same finals');
+  const [cite] = on[0]!.citations;
+  t.equal(on[0]!.text.slice(cite!.start, cite!.end), last);
   t.end();
 });
 

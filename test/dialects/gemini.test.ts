@@ -7,6 +7,7 @@ import { corpusFile, corpusFiles, fixture } from '../helpers/corpus.js';
 import { decodeEvents as decode, stable } from '../helpers/decode.js';
 import { doneReasons as doneOf, ofType as of, texts, usageCounts as usageOf, withoutRaw } from '../helpers/events.js';
 import { eventLine } from '../helpers/event-lines.js';
+import { run as runFused } from '../helpers/fast-path.js';
 import { createFinalAccumulator } from '../../lib/accumulate/final.js';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 
@@ -684,6 +685,39 @@ t.test('TextLedger: UTF-8 byte offsets into decoded text and wire bytes (latin1 
   t.equal(ledger.span(3, 12, 'wrong'), null, 'a quote that is not the text there');
   t.equal(ledger.span(10, 15, undefined), null, 'a range over two blocks');
   t.equal(ledger.firstBlock(), 0);
+  t.end();
+});
+
+t.test('citation offsets after many non-ASCII deltas that the fused final took as wire bytes: fast path on = off', (t) => {
+  const parts = Array.from({ length: 200 }, (_, i) => `Ça coûte ${i} € 😀 "q"\n`);
+  const text = parts.join('');
+  const last = parts[199]!;
+  const chunk = (d: string, i: number) => ({
+    candidates: [
+      {
+        content: { role: 'model', parts: [{ text: d }] },
+        index: 0,
+        ...(i === 199
+          ? {
+              finishReason: 'STOP',
+              groundingMetadata: {
+                groundingChunks: [{ web: { uri: 'https://example.com/x', title: 'x' } }],
+                groundingSupports: [{ segment: { startIndex: Buffer.byteLength(text) - Buffer.byteLength(last), endIndex: Buffer.byteLength(text), text: last }, groundingChunkIndices: [0] }],
+              },
+            }
+          : {}),
+      },
+    ],
+    usageMetadata: { promptTokenCount: 1, totalTokenCount: 2 + i },
+    responseId: 'r',
+  });
+  const buf = sseOf(...parts.map(chunk));
+  const slices = [buf.subarray(0, 40000), buf.subarray(40000)];
+  const on = runFused(slices, { dialect: 'gemini' }, 'final', false, true) as FinalResult[];
+  t.strictSame(on, runFused(slices, { dialect: 'gemini' }, 'final', false, false), 'same finals');
+  const [cite] = on[0]!.citations;
+  t.equal(on[0]!.text.slice(cite!.start, cite!.end), last, 'the cited range is the last delta');
+  t.equal(cite!.start, text.length - last.length);
   t.end();
 });
 

@@ -17,6 +17,7 @@ import { createStream } from '../lib/pipeline/create-stream.js';
 import { jsonArrayFramer, sseFramer } from '../lib/pipeline/framers.js';
 import { decoder, normalizer } from '../lib/pipeline/stages.js';
 import { wirefoldOptions, type FixtureDialect, type FixtureStats } from './generate.js';
+import type { TargetName } from '../lib/encode/types.js';
 
 export type MockFetch = (input?: unknown, init?: unknown) => Promise<Response>;
 
@@ -32,7 +33,7 @@ export interface MethodResult {
   items: number;
 }
 
-export type MethodGroup = 'floor' | 'framing' | 'sdk-raw' | 'sdk-final' | 'vercel' | 'wirefold';
+export type MethodGroup = 'floor' | 'framing' | 'sdk-raw' | 'sdk-final' | 'vercel' | 'wirefold' | 'transcode';
 
 export interface Method {
   id: string;
@@ -411,6 +412,33 @@ async function wirefoldStages(ctx: MethodContext): Promise<MethodResult> {
   return { items: t.items };
 }
 
+/**
+ * Transcoding: bytes in → the target wire's bytes out, one Transform (createStream({ to })).
+ * Checked by the output's size only (what it holds is the encoder tests' business): never empty.
+ */
+function wirefoldTo(to: TargetName): (ctx: MethodContext) => Promise<MethodResult> {
+  return async (ctx) => {
+    let bytes = 0;
+    let items = 0;
+    const { dialect, framing } = wirefoldOptions(ctx.dialect);
+    await pipe(
+      await bodyOf(ctx),
+      createStream({ dialect, framing, to }),
+      new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          bytes += chunk.length;
+          items++;
+          cb();
+        },
+      }),
+    );
+    if (bytes === 0) throw new CheckError(`nothing written to ${to}`);
+    return { items };
+  };
+}
+
+const TRANSCODE_TARGETS: TargetName[] = ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini', 'ai-sdk-ui'];
+
 // ---------------------------------------------------------------------------
 
 const OPENAI_CHAT_LIKE: FixtureDialect[] = ['openai-chat', 'xai-chat'];
@@ -434,6 +462,9 @@ export const METHODS: Method[] = [
   { id: 'wirefold-final-nofast', label: "wirefold createStream({output:'final'}), raw-text fast path off", group: 'wirefold', applies: () => true, run: wirefoldFinalNoFast },
   { id: 'wirefold-final-hops', label: "wirefold createStream({output:'final'}) behind 3 pass-through Transforms", group: 'wirefold', applies: (_d, s) => single(s), run: wirefoldFinalHops },
   { id: 'wirefold-stages', label: 'wirefold separate stages in stream.pipeline (final)', group: 'wirefold', applies: () => true, run: wirefoldStages },
+  ...TRANSCODE_TARGETS.map(
+    (to): Method => ({ id: `wirefold-to-${to}`, label: `wirefold createStream({to:'${to}'}) (transcode)`, group: 'transcode', applies: () => true, run: wirefoldTo(to) }),
+  ),
 ];
 
 export function methodsFor(dialect: FixtureDialect, shape: FixtureStats['shape']): Method[] {

@@ -131,6 +131,16 @@ function createResponse(ctx: TargetContext): TargetResponse {
     ctx.write(sseEvent('content_block_delta', { type: 'content_block_delta', index: block.index, delta }));
   }
 
+  /**
+   * A delta carrying one string (text, thinking, partial_json): the bulk of every stream, written
+   * around the string's JSON alone; the same bytes as `delta`.
+   */
+  function stringDelta(block: Block, type: string, key: string, value: string): void {
+    ctx.write(
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":${block.index},"delta":{"type":"${type}","${key}":${JSON.stringify(value)}}}\n\n`,
+    );
+  }
+
   function toolBlock(id: string, name: string, providerExecuted: boolean): Block {
     begin();
     const key = `tool:${id}`;
@@ -147,7 +157,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
 
   function argsDelta(block: Block, text: string): void {
     block.written += text;
-    delta(block, { type: 'input_json_delta', partial_json: text });
+    stringDelta(block, 'input_json_delta', 'partial_json', text);
   }
 
   function closeAll(): void {
@@ -202,10 +212,10 @@ function createResponse(ctx: TargetContext): TargetResponse {
         begin();
         return;
       case 'text_delta':
-        delta(flowBlock(`text:${ev.index}`, 'text'), { type: 'text_delta', text: ev.text });
+        stringDelta(flowBlock(`text:${ev.index}`, 'text'), 'text_delta', 'text', ev.text);
         return;
       case 'reasoning_delta':
-        delta(flowBlock(`thinking:${ev.index}`, 'thinking'), { type: 'thinking_delta', thinking: ev.text });
+        stringDelta(flowBlock(`thinking:${ev.index}`, 'thinking'), 'thinking_delta', 'thinking', ev.text);
         return;
       case 'signature':
         if (!sameFamily || ev.kind === 'thought_signature' || ev.kind === 'encrypted_content') {

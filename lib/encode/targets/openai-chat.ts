@@ -75,6 +75,18 @@ function createResponse(ctx: TargetContext): TargetResponse {
     chunk([{ index: k, delta: d, logprobs: null, finish_reason: null }]);
   }
 
+  /** The chunk's fields before `choices`, as JSON text (kept until the start event changes them). */
+  let head: string | null = null;
+
+  /**
+   * A delta of one string field (content, refusal): the bulk of every stream, written around the
+   * string's JSON alone; the same bytes as `delta`.
+   */
+  function stringDelta(k: number, key: string, value: string): void {
+    head ??= `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},"choices":[{"index":`;
+    ctx.write(`${head}${k},"delta":{"${key}":${JSON.stringify(value)}},"logprobs":null,"finish_reason":null}]}\n\n`);
+  }
+
   function toolCall(k: number, callId: string, name: string): { index: number; written: string } {
     const c = choice(k);
     let call = c.calls.get(callId);
@@ -112,6 +124,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
       case 'start':
         if (ev.id !== null && ev.id !== '') id = ev.id;
         if (ev.model !== null) model = ev.model;
+        head = null;
         sameFamily = ev.dialect === 'openai-chat' || ev.dialect === 'xai-chat';
         choice(0);
         return;
@@ -119,8 +132,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
         choice(k);
         if (ev.refusal === true) {
           (choices[k] as ChoiceState).refused = true;
-          delta(k, { refusal: ev.text });
-        } else delta(k, { content: ev.text });
+          stringDelta(k, 'refusal', ev.text);
+        } else stringDelta(k, 'content', ev.text);
         return;
       case 'reasoning_delta':
         ctx.lose('reasoning', 'reasoning text (the Chat wire has no place for it)');

@@ -30,6 +30,7 @@ interface Part {
   text?: string;
   thought?: boolean;
   functionCall?: { id?: string; name?: string; args?: Record<string, unknown> };
+  functionResponse?: { id?: string };
 }
 
 /** Candidate 0's parts across the chunks, and the last chunk (finishReason, usageMetadata). */
@@ -48,8 +49,10 @@ t.test('@google/genai generateContentStream on the encoded SSE: text, thoughts, 
     const ps = parts(out.events);
     t.equal(ps.filter((p) => p.thought !== true && typeof p.text === 'string').map((p) => p.text).join(''), want.text, `${c.name}: text`);
     t.equal(ps.filter((p) => p.thought === true).map((p) => p.text).join(''), want.reasoning, `${c.name}: thoughts`);
+    // a functionCall the model's own content answers (functionResponse) is one the server ran (MCP): not the client's
+    const answered = new Set(ps.flatMap((p) => (p.functionResponse?.id === undefined ? [] : [p.functionResponse.id])));
     t.strictSame(
-      ps.filter((p) => p.functionCall !== undefined).map((p) => ({ id: p.functionCall!.id, name: p.functionCall!.name, arguments: p.functionCall!.args as Json })),
+      ps.filter((p) => p.functionCall !== undefined && !answered.has(p.functionCall.id ?? '')).map((p) => ({ id: p.functionCall!.id, name: p.functionCall!.name, arguments: p.functionCall!.args as Json })),
       want.toolCalls,
       `${c.name}: function calls`,
     );
@@ -104,6 +107,21 @@ t.test('thoughtSignatures of the generateContent family come back on the same bl
     n++;
   }
   t.ok(n >= 5, `${n} captures with signatures`);
+});
+
+t.test('from generateContent itself: the same content blocks (hosted calls and results, files, signed thoughts) and usage', async (t) => {
+  let n = 0;
+  for (const c of all) {
+    if (c.finals.length === 0 || !c.finals.every((f) => f.dialect === 'gemini')) continue;
+    const back = finalsOf(encode(eventsOf(c.bytes), 'gemini').text, 'gemini');
+    t.strictSame(
+      back.map((f) => ({ content: f.content, toolCalls: f.toolCalls, usage: f.usage, stopReason: f.stopReason, providerReason: f.providerReason })),
+      c.finals.map((f) => ({ content: f.content, toolCalls: f.toolCalls, usage: f.usage, stopReason: f.stopReason, providerReason: f.providerReason })),
+      c.name,
+    );
+    n++;
+  }
+  t.ok(n >= 40, `${n} captures`);
 });
 
 t.test('usage: thoughts are taken out of candidatesTokenCount; unknown counts are left out', async (t) => {

@@ -31,7 +31,7 @@
  * - Errors: the stream's `{error: {code, message, status}}` chunk (the
  *   unified code as `status`), after a chunk with the usage so far.
  */
-import { assertNever, type DoneChoice, type ErrorEvent, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
+import { assertNever, type DoneChoice, type ErrorEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { isObject } from '../../dialects/helpers.js';
 import { defineTarget, type TargetContext, type TargetResponse } from '../target.js';
 import { argumentsObject } from '../tool-args.js';
@@ -71,6 +71,9 @@ const FINISH: Record<Exclude<StopReason, 'error'>, string> = {
   refusal: 'SAFETY',
   other: 'OTHER',
 };
+
+/** Server-side tool types (js-genai ToolType): a provider-executed call of this name (lower case) was a `toolCall` part. */
+const TOOL_TYPES = new Set(['google_search_web', 'google_search_image', 'url_context', 'google_maps', 'file_search', 'media_processing', 'tool_type_unspecified']);
 
 /** promptFeedback.blockReason values (a prompt refused before any candidate). */
 const BLOCK_REASONS = new Set(['SAFETY', 'OTHER', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'IMAGE_SAFETY']);
@@ -152,8 +155,10 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
   let model: string | null = null;
   /** Signatures of this family carry. */
   let sameFamily = false;
-  /** generateContent's own usageMetadata (raw) is written as it came. */
-  let ownUsage = false;
+  /** From generateContent itself: its usageMetadata (raw) as it came, and its hosted calls and results as their own parts. */
+  let own = false;
+  /** Provider-executed calls of generateContent (by id): written as parts at their done. */
+  const hosted = new Set<string>();
   let usage: UsageEvent | null = null;
   let ended = false;
   let wroteContent = false;
@@ -241,6 +246,38 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
     part(k, 'call', index, { functionCall: { id: callId, name, args: value } });
   }
 
+  /**
+   * generateContent's own hosted call, as the part it came in: code execution
+   * (`executableCode`), a server-side tool (`toolCall`, named after its
+   * type), else a server-side MCP `functionCall` (its `functionResponse`
+   * follows as the next part, which is how a reader knows the server ran it).
+   */
+  function hostedCall(k: number, index: number, callId: string, name: string, args: string): void {
+    const { args: value, wrapped } = argumentsObject(args);
+    if (wrapped) ctx.lose('tool_input', `input of ${name} that is not a JSON object, written as {"input": …}`);
+    if (name === 'code_execution') part(k, 'call', index, { executableCode: { ...value, id: callId } });
+    else if (TOOL_TYPES.has(name) || name === 'server_tool') {
+      const call: JsonObject = { id: callId };
+      if (name !== 'server_tool') call['toolType'] = name.toUpperCase();
+      call['args'] = value;
+      part(k, 'call', index, { toolCall: call });
+    } else part(k, 'call', index, { functionCall: { id: callId, name, args: value } });
+  }
+
+  /** The result of generateContent's own hosted call, as the part it came in; false when it has no such shape. */
+  function hostedResult(k: number, index: number, callId: string, name: string, result: Json): boolean {
+    if (name === 'code_execution') {
+      if (!isObject(result)) return false;
+      part(k, 'other', index, { codeExecutionResult: result });
+    } else if (TOOL_TYPES.has(name) || name === 'server_tool') {
+      const response: JsonObject = { id: callId };
+      if (name !== 'server_tool') response['toolType'] = name.toUpperCase();
+      response['response'] = result;
+      part(k, 'other', index, { toolResponse: response });
+    } else part(k, 'other', index, { functionResponse: { id: callId, name, response: result } });
+    return true;
+  }
+
   /** Calls whose done never came: written with what their deltas said. */
   function writeOpenCalls(): void {
     for (const [callId, call] of calls) callPart(call.k, callId, call.name, call.text, call.index);
@@ -249,7 +286,7 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
 
   function usageMetadata(): JsonObject | null {
     if (usage === null) return null;
-    if (ownUsage && isObject(usage.raw)) return usage.raw;
+    if (own && isObject(usage.raw)) return usage.raw;
     const out = geminiUsageMetadata(usage);
     if (usage.outputTokens === null && usage.reasoningTokens !== null) ctx.lose('usage', 'reasoning tokens without an output count');
     return out;
@@ -318,7 +355,7 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
         } else id = ev.id;
         model = ev.model;
         sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
-        ownUsage = ev.dialect === 'gemini';
+        own = ev.dialect === 'gemini';
         return;
       }
       case 'text_delta':
@@ -332,8 +369,10 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
         else signature(k, ev.index, ev.signature);
         return;
       case 'tool_call_start':
-        if (ev.providerExecuted === true) ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
-        else if (!calls.has(ev.id)) calls.set(ev.id, { k, index: ev.index, name: ev.name, text: '' });
+        if (ev.providerExecuted === true) {
+          if (own) hosted.add(ev.id);
+          else ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
+        } else if (!calls.has(ev.id)) calls.set(ev.id, { k, index: ev.index, name: ev.name, text: '' });
         return;
       case 'tool_call_delta': {
         if (ev.providerExecuted === true) return; // counted at its start
@@ -343,12 +382,15 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
         return;
       }
       case 'tool_call_done':
-        if (ev.providerExecuted === true) return;
+        if (ev.providerExecuted === true) {
+          if (hosted.has(ev.id)) hostedCall(k, ev.index, ev.id, ev.name, ev.arguments);
+          return;
+        }
         calls.delete(ev.id);
         callPart(k, ev.id, ev.name, ev.arguments, ev.index);
         return;
       case 'tool_result':
-        ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
+        if (!own || !hostedResult(k, ev.index, ev.id, ev.name, ev.result)) ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
         return;
       case 'citation':
         ctx.lose('citation', ev.url ?? ev.source ?? ev.title ?? 'a citation');

@@ -44,7 +44,9 @@ export const gemini: TargetExpectation = {
   },
   mustReport(f) {
     const same = sameFamily(f.dialect);
-    const kinds = contentLosses(f, { providerCalls: false, citations: false });
+    // generateContent's own hosted calls and results go out as the parts they came in
+    const kinds = contentLosses(f, { providerCalls: f.dialect === 'gemini', citations: false });
+    if (f.dialect === 'gemini') kinds.delete('tool_result');
     // files are inlineData parts; audio too when typed audio/…
     kinds.delete('file');
     if (f.audio !== null && f.audio.mimeType !== null && f.audio.mimeType.startsWith('audio/')) kinds.delete('audio');

@@ -49,9 +49,20 @@
  *   from unified events (each tool's item has its own input and output
  *   fields): they, their results and files are reported lost, as are audio and
  *   choices k > 0.
- * - Errors: a terminal error is an `error` event; the response then ends with
- *   response.failed (at its `done`, or when the input ends). A response cut
- *   short ends the same way.
+ * - Errors: a terminal error closes what is open (incomplete) and is an
+ *   `error` event; the response then ends with response.failed holding that
+ *   error and the usage so far (at its `done`, or when the input ends: a
+ *   response cut short gets an `incomplete_stream` error). A `done` of reason
+ *   error with no error before it gets response.failed with
+ *   `{code: 'server_error'}`: the wire has no failure without an error, so a
+ *   reader reports one.
+ * - Converted, not lost: item ids are this wire's own (`msg_`/`rs_`/`fc_`/
+ *   `ctc_` + response id + output index; hosted items keep theirs), output
+ *   indices are dense in the order items are written, `created_at` is the
+ *   encoding time, reasoning text of any kind (Responses reasoning_text
+ *   included) is summary_text, audio transcripts are output_text, and the
+ *   source's progress events (…searching, …in_progress) are not written
+ *   (`raw`).
  */
 import { assertNever, type CitationEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';

@@ -34,6 +34,7 @@ import { finals as readFinals } from '../lib/pipeline/iterate.js';
 import { runStage } from '../lib/stage.js';
 import { EXPECTATIONS } from './encode/expect/index.js';
 import { repoRoot } from './helpers/corpus.js';
+import { parsedArguments } from './helpers/sdk.js';
 import { cleanEnv, packed, workDir, type Packed } from './helpers/packed.js';
 
 t.setTimeout(120_000);
@@ -344,15 +345,8 @@ interface Seen {
   outputTokens: number | null;
 }
 
-/** As FinalToolCall: parsed JSON, `{}` when empty, the text itself when it is not JSON. */
-function parsed(text: string): Json {
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text) as Json;
-  } catch {
-    return text;
-  }
-}
+/** As FinalToolCall: parsed JSON, `{}` when empty (or blank), the text itself when it is not JSON. */
+const parsed = (text: string): Json => (text.trim() === '' ? {} : parsedArguments(text));
 
 const openaiClient = (url: string, key = 'unused') => new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
 const anthropicClient = (url: string, key = 'unused') => new Anthropic({ apiKey: key, baseURL: url, maxRetries: 0 });

@@ -64,6 +64,21 @@ function stopList(v) {
   return null;
 }
 
+/** Sets max tokens, temperature, top_p and stop sequences that are known, under one API's names (no name: not in that API). */
+function setSampling(body, r, names) {
+  if (r.maxTokens !== null && names.maxTokens) body[names.maxTokens] = r.maxTokens;
+  if (r.temperature !== null) body[names.temperature] = r.temperature;
+  if (r.topP !== null) body[names.topP] = r.topP;
+  if (r.stop !== null && names.stop) body[names.stop] = r.stop;
+  return body;
+}
+
+/** The APIs whose body says `"stream": true` (Gemini's endpoint says it instead). */
+const STREAM_FLAG = {
+  streaming: (body) => ({ ...body, stream: true }),
+  wantsStream: (body) => body.stream === true,
+};
+
 /** Appends parts to the last message when it has the same role, else starts a message. */
 function push(messages, role, parts) {
   if (parts.length === 0) return;
@@ -76,6 +91,24 @@ function push(messages, role, parts) {
 function callName(messages, id) {
   for (const m of messages) for (const p of m.parts) if (p.type === 'tool_call' && p.id === id) return p.name;
   return null;
+}
+
+/**
+ * The shared request of an OpenAI body (Chat or Responses) from what each reads its own way: the
+ * tool choice is a string or names one function (`named`).
+ */
+function openaiShared(body, { system, messages, tools, named, maxTokens, stop }) {
+  return {
+    model: String(body.model ?? ''),
+    system: system.length > 0 ? system.join('\n\n') : null,
+    messages,
+    tools,
+    toolChoice: typeof body.tool_choice === 'string' ? body.tool_choice : named === undefined ? null : { name: String(named) },
+    maxTokens,
+    temperature: num(body.temperature),
+    topP: num(body.top_p),
+    stop,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -110,20 +143,8 @@ const openaiChat = {
     for (const t of Array.isArray(body.tools) ? body.tools : []) {
       if (t?.type === 'function' && isObject(t.function)) tools.push({ name: t.function.name, description: t.function.description, parameters: t.function.parameters ?? { type: 'object', properties: {} } });
     }
-    let toolChoice = null;
-    if (typeof body.tool_choice === 'string') toolChoice = body.tool_choice;
-    else if (isObject(body.tool_choice) && isObject(body.tool_choice.function)) toolChoice = { name: body.tool_choice.function.name };
-    return {
-      model: String(body.model ?? ''),
-      system: system.length > 0 ? system.join('\n\n') : null,
-      messages,
-      tools,
-      toolChoice,
-      maxTokens: num(body.max_completion_tokens) ?? num(body.max_tokens),
-      temperature: num(body.temperature),
-      topP: num(body.top_p),
-      stop: stopList(body.stop),
-    };
+    const named = isObject(body.tool_choice) && isObject(body.tool_choice.function) ? body.tool_choice.function.name : undefined;
+    return openaiShared(body, { system, messages, tools, named, maxTokens: num(body.max_completion_tokens) ?? num(body.max_tokens), stop: stopList(body.stop) });
   },
   /** @param {SharedRequest} r */
   write(r) {
@@ -146,17 +167,14 @@ const openaiChat = {
     const body = { model: r.model, messages, stream: true };
     if (r.tools.length > 0) body.tools = r.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
     if (r.toolChoice !== null) body.tool_choice = typeof r.toolChoice === 'string' ? r.toolChoice : { type: 'function', function: { name: r.toolChoice.name } };
-    if (r.maxTokens !== null) body.max_completion_tokens = r.maxTokens;
-    if (r.temperature !== null) body.temperature = r.temperature;
-    if (r.topP !== null) body.top_p = r.topP;
-    if (r.stop !== null) body.stop = r.stop;
+    setSampling(body, r, { maxTokens: 'max_completion_tokens', temperature: 'temperature', topP: 'top_p', stop: 'stop' });
     return this.streaming(body);
   },
+  ...STREAM_FLAG,
   /** The usage chunk comes only when asked for: without it the caller's usage would be unknown. */
   streaming(body) {
     return { ...body, stream: true, stream_options: { ...(isObject(body.stream_options) ? body.stream_options : {}), include_usage: true } };
   },
-  wantsStream: (body) => body.stream === true,
   path: () => '/v1/chat/completions',
   auth: (key) => ({ authorization: `Bearer ${key}` }),
   callerKey: (req) => bearer(req),
@@ -198,20 +216,8 @@ const openaiResponses = {
     for (const t of Array.isArray(body.tools) ? body.tools : []) {
       if (t?.type === 'function') tools.push({ name: t.name, description: t.description, parameters: t.parameters ?? { type: 'object', properties: {} } });
     }
-    let toolChoice = null;
-    if (typeof body.tool_choice === 'string') toolChoice = body.tool_choice;
-    else if (isObject(body.tool_choice) && body.tool_choice.type === 'function') toolChoice = { name: body.tool_choice.name };
-    return {
-      model: String(body.model ?? ''),
-      system: system.length > 0 ? system.join('\n\n') : null,
-      messages,
-      tools,
-      toolChoice,
-      maxTokens: num(body.max_output_tokens),
-      temperature: num(body.temperature),
-      topP: num(body.top_p),
-      stop: null,
-    };
+    const named = isObject(body.tool_choice) && body.tool_choice.type === 'function' ? body.tool_choice.name : undefined;
+    return openaiShared(body, { system, messages, tools, named, maxTokens: num(body.max_output_tokens), stop: null });
   },
   write(r) {
     const input = [];
@@ -226,13 +232,10 @@ const openaiResponses = {
     if (r.system !== null) body.instructions = r.system;
     if (r.tools.length > 0) body.tools = r.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
     if (r.toolChoice !== null) body.tool_choice = typeof r.toolChoice === 'string' ? r.toolChoice : { type: 'function', name: r.toolChoice.name };
-    if (r.maxTokens !== null) body.max_output_tokens = r.maxTokens;
-    if (r.temperature !== null) body.temperature = r.temperature;
-    if (r.topP !== null) body.top_p = r.topP;
-    return body;
+    // the Responses API has no stop sequences
+    return setSampling(body, r, { maxTokens: 'max_output_tokens', temperature: 'temperature', topP: 'top_p' });
   },
-  streaming: (body) => ({ ...body, stream: true }),
-  wantsStream: (body) => body.stream === true,
+  ...STREAM_FLAG,
   path: () => '/v1/responses',
   auth: (key) => ({ authorization: `Bearer ${key}` }),
   callerKey: (req) => bearer(req),
@@ -305,13 +308,9 @@ const anthropicMessages = {
     if (r.tools.length > 0) body.tools = r.tools.map((t) => ({ name: t.name, ...(t.description === undefined ? {} : { description: t.description }), input_schema: t.parameters }));
     if (r.toolChoice !== null) body.tool_choice = typeof r.toolChoice === 'string' ? { type: ANTHROPIC_CHOICE[r.toolChoice] ?? 'auto' } : { type: 'tool', name: r.toolChoice.name };
     if (body.tool_choice !== undefined && r.tools.length === 0) delete body.tool_choice;
-    if (r.temperature !== null) body.temperature = r.temperature;
-    if (r.topP !== null) body.top_p = r.topP;
-    if (r.stop !== null) body.stop_sequences = r.stop;
-    return body;
+    return setSampling(body, r, { temperature: 'temperature', topP: 'top_p', stop: 'stop_sequences' });
   },
-  streaming: (body) => ({ ...body, stream: true }),
-  wantsStream: (body) => body.stream === true,
+  ...STREAM_FLAG,
   path: () => '/v1/messages',
   auth: (key) => ({ 'x-api-key': key }),
   /** The version the gateway speaks upstream (a caller's own anthropic-version is not forwarded). */
@@ -414,11 +413,7 @@ const gemini = {
         functionCallingConfig: typeof r.toolChoice === 'string' ? { mode: GEMINI_MODE[r.toolChoice] ?? 'AUTO' } : { mode: 'ANY', allowedFunctionNames: [r.toolChoice.name] },
       };
     }
-    const g = {};
-    if (r.maxTokens !== null) g.maxOutputTokens = r.maxTokens;
-    if (r.temperature !== null) g.temperature = r.temperature;
-    if (r.topP !== null) g.topP = r.topP;
-    if (r.stop !== null) g.stopSequences = r.stop;
+    const g = setSampling({}, r, { maxTokens: 'maxOutputTokens', temperature: 'temperature', topP: 'topP', stop: 'stopSequences' });
     if (Object.keys(g).length > 0) body.generationConfig = g;
     return body;
   },

@@ -189,7 +189,12 @@ export function createGateway(config, options = {}) {
     } catch (err) {
       const refusal = err instanceof Refusal ? err : new Refusal('upstream_error', 'the gateway failed');
       if (!(err instanceof Refusal)) log({ level: 'error', msg: 'internal error', id, error: String(err?.stack ?? err) });
-      if (refusal.kind === 'request_too_large') res.setHeader('connection', 'close');
+      if (refusal.kind === 'request_too_large') {
+        // the rest of the body is not read: the connection closes once the answer is out (and
+        // at the latest a second later, whatever the caller still sends)
+        res.setHeader('connection', 'close');
+        res.once('finish', () => setTimeout(() => req.socket.destroy(), 1000).unref());
+      }
       refuse(res, format, refusal, id);
       done({ status: refusal.status, error: refusal.kind, message: refusal.message });
     }

@@ -417,8 +417,11 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
       for (const [index, call] of calls) {
         const text = call.deltas.join('');
         if (text === '') {
-          // Arguments that came whole (on the step, or a server call's delta) are complete.
-          if (isObject(call.initial ?? null)) self.closeCall(index, call);
+          // Arguments that came whole (a server call's, on its step or delta, or a function call's
+          // non-empty ones on its step) are complete; a function call's `{}` on step.start is only a
+          // placeholder before its argument deltas, so cut there the call stays unfinished.
+          const initial = call.initial ?? null;
+          if (isObject(initial) && (call.providerExecuted || Object.keys(initial).length > 0)) self.closeCall(index, call);
           continue;
         }
         try {

@@ -124,6 +124,25 @@ t.test('from generateContent itself: the same content blocks (hosted calls and r
   t.ok(n >= 40, `${n} captures`);
 });
 
+t.test('citations: generateContent\'s own metadata as it came; others as citationSources (uri, title, UTF-8 offsets)', async (t) => {
+  let n = 0;
+  const key = (f: FinalResult) => [...new Set(f.citations.map((c) => JSON.stringify([c.url, c.title, c.start, c.end])))].sort();
+  for (const c of all) {
+    if (!c.finals.some((f) => f.citations.length > 0)) continue;
+    const { text, losses } = encode(eventsOf(c.bytes), 'gemini');
+    const back = finalsOf(text, 'gemini');
+    if (c.finals.every((f) => f.dialect === 'gemini')) t.strictSame(back.map((f) => f.citations), c.finals.map((f) => f.citations), `${c.name}: as they came`);
+    else {
+      // the same sources (two that differed only by their cited text are one entry: reported)
+      t.strictSame(back.map(key), c.finals.map(key), c.name);
+      const lost = c.finals.some((f) => f.citations.some((x) => x.citedText !== undefined || (x.url === undefined && x.source !== undefined)));
+      t.equal(losses.some((r) => r.dropped.some((d) => d.what === 'citation')), lost, `${c.name}: cited text and sources without a uri reported`);
+    }
+    n++;
+  }
+  t.ok(n >= 15, `${n} captures with citations`);
+});
+
 t.test('usage: thoughts are taken out of candidatesTokenCount; unknown counts are left out', async (t) => {
   const events: UnifiedEvent[] = [
     { type: 'start', id: 'r1', model: 'm', dialect: 'openai-responses' },

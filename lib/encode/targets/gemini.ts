@@ -28,10 +28,21 @@
  *   (`gemini`, `gemini-live`: the same Part field), on the part of the block
  *   they belong to (the last part of the block is held back one event for
  *   that); Interactions' step signatures and other providers' are reported.
+ * - Hosted calls and results: from generateContent itself, the parts they
+ *   came in (executableCode / codeExecutionResult, toolCall / toolResponse,
+ *   a server-side MCP functionCall answered by its functionResponse); from
+ *   others, reported.
+ * - Citations, on the last chunk's candidate: generateContent's own back
+ *   into the metadata they came in (groundingMetadata, urlContextMetadata,
+ *   citationMetadata, from their `raw`); others as
+ *   `citationMetadata.citationSources` (uri, title, start/endIndex in UTF-8
+ *   bytes of the candidate's answer text), their cited text and a source
+ *   without a uri reported.
  * - Errors: the stream's `{error: {code, message, status}}` chunk (the
- *   unified code as `status`), after a chunk with the usage so far.
+ *   unified code as `status`; the family's own chunk as it came), after a
+ *   chunk with the usage so far.
  */
-import { assertNever, type DoneChoice, type ErrorEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
+import { assertNever, type CitationEvent, type DoneChoice, type ErrorEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { isObject } from '../../dialects/helpers.js';
 import { defineTarget, type TargetContext, type TargetResponse } from '../target.js';
 import { argumentsObject } from '../tool-args.js';
@@ -119,6 +130,57 @@ export function geminiUsageMetadata(u: UsageEvent): JsonObject | null {
   return Object.keys(out).length === 0 ? null : out;
 }
 
+const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/**
+ * generateContent's own citations back into the metadata they were read
+ * from (their `raw`): grounding chunk + support pairs into
+ * `groundingMetadata` (chunks once each, supports once each with their chunk
+ * indices), uncited chunks after them, retrieved URLs into
+ * `urlContextMetadata`, citation sources into `citationMetadata`.
+ */
+function ownSources(cites: CitationEvent[]): JsonObject {
+  const chunks: JsonObject[] = [];
+  const chunkAt = new Map<string, number>();
+  const supports = new Map<string, { support: JsonObject; indices: number[] }>();
+  const urls: Json[] = [];
+  const sources: Json[] = [];
+  const chunk = (c: JsonObject): number => {
+    const key = JSON.stringify(c);
+    let i = chunkAt.get(key);
+    if (i === undefined) {
+      i = chunks.push(c) - 1;
+      chunkAt.set(key, i);
+    }
+    return i;
+  };
+  for (const ev of cites) {
+    const raw = ev.raw;
+    if (!isObject(raw)) continue;
+    const gc = raw['groundingChunk'];
+    const gs = raw['groundingSupport'];
+    if (isObject(gc) && isObject(gs)) {
+      const i = chunk(gc);
+      const { groundingChunkIndices: _, ...support } = gs;
+      const key = JSON.stringify(support);
+      let entry = supports.get(key);
+      if (entry === undefined) supports.set(key, (entry = { support, indices: [] }));
+      if (!entry.indices.includes(i)) entry.indices.push(i);
+    } else if ('web' in raw || 'retrievedContext' in raw || 'maps' in raw || 'image' in raw) chunk(raw);
+    else if ('retrievedUrl' in raw) urls.push(raw);
+    else sources.push(raw);
+  }
+  const out: JsonObject = {};
+  if (chunks.length > 0) {
+    const gm: JsonObject = { groundingChunks: chunks };
+    if (supports.size > 0) gm['groundingSupports'] = [...supports.values()].map((s) => ({ ...s.support, groundingChunkIndices: s.indices }));
+    out['groundingMetadata'] = gm;
+  }
+  if (urls.length > 0) out['urlContextMetadata'] = { urlMetadata: urls };
+  if (sources.length > 0) out['citationMetadata'] = { citationSources: sources };
+  return out;
+}
+
 /** Our error event as the stream's error chunk. */
 function errorChunk(ev: Pick<ErrorEvent, 'code' | 'message' | 'status'>): JsonObject {
   return { error: { code: ev.status ?? 500, message: ev.message, status: ev.code } };
@@ -128,6 +190,12 @@ type PartKind = 'text' | 'thought' | 'call' | 'audio' | 'other' | 'signature';
 
 interface Candidate {
   k: number;
+  /** The answer text written (text parts, not thoughts): Google's citation offsets count its UTF-8 bytes. */
+  answer: string;
+  /** Each text block's runs in the answer (UTF-16 positions). */
+  runs: Map<number, { pos: number; len: number }[]>;
+  /** Citations, written on the last chunk. */
+  cites: CitationEvent[];
   /** How it stopped (its own done, or the response's `done.choices`). */
   stop: DoneChoice | null;
   /** The last part written: its kind and unified block index (a signature attaches to it). */
@@ -169,7 +237,7 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
   function candidate(k: number): Candidate {
     let c = candidates.find((x) => x.k === k);
     if (c === undefined) {
-      c = { k, stop: null, lastKind: 'none', lastIndex: -1 };
+      c = { k, answer: '', runs: new Map(), cites: [], stop: null, lastKind: 'none', lastIndex: -1 };
       let i = candidates.length;
       while (i > 0 && candidates[i - 1]!.k > k) i--;
       candidates.splice(i, 0, c);
@@ -292,7 +360,41 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
     return out;
   }
 
+  /** A citation of candidate c as a citationSources entry: uri, title, and UTF-8 offsets into the answer text. */
+  function citationSource(c: Candidate, ev: CitationEvent): JsonObject {
+    const label = ev.url ?? ev.source ?? ev.title ?? 'a citation';
+    const out: JsonObject = {};
+    if (ev.start !== undefined && ev.end !== undefined) {
+      const start = answerPos(c, ev.index, ev.start);
+      const end = answerPos(c, ev.index, ev.end);
+      if (start !== null && end !== null) {
+        out['startIndex'] = utf8(c.answer.slice(0, start));
+        out['endIndex'] = utf8(c.answer.slice(0, end));
+      } else ctx.lose('citation', `the offsets of ${label} (not in the text written)`);
+    }
+    if (ev.url !== undefined) out['uri'] = ev.url;
+    if (ev.title !== undefined) out['title'] = ev.title;
+    if (ev.url === undefined && ev.source !== undefined) ctx.lose('citation', `the source of ${label} (citationSources name a uri)`);
+    if (ev.citedText !== undefined) ctx.lose('citation', `the cited text of ${label}`);
+    return out;
+  }
+
+  /** A position in text block `index` (UTF-16) as a position in the candidate's answer text. */
+  function answerPos(c: Candidate, index: number, offset: number): number | null {
+    let base = 0;
+    for (const run of c.runs.get(index) ?? []) {
+      if (offset <= base + run.len) return run.pos + offset - base;
+      base += run.len;
+    }
+    return null;
+  }
+
+  function citationMetadata(c: Candidate): JsonObject {
+    return { citationMetadata: { citationSources: c.cites.map((ev) => citationSource(c, ev)) } };
+  }
+
   function fail(ev: Pick<ErrorEvent, 'code' | 'message' | 'status' | 'raw'>): void {
+    for (const c of candidates) for (const cite of c.cites) ctx.lose('citation', `${cite.url ?? cite.source ?? cite.title ?? 'a citation'} (the response failed)`);
     flushPending();
     writeOpenCalls();
     flushPending();
@@ -329,6 +431,7 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
     const cands = candidates.map((c) => {
       const out: JsonObject = {};
       if (last !== null && last.k === c.k) out['content'] = content([settle(last)]);
+      if (c.cites.length > 0) Object.assign(out, own ? ownSources(c.cites) : citationMetadata(c));
       // a candidate whose own stop never came: Google's "not specified"
       out['finishReason'] = c.stop === null ? 'FINISH_REASON_UNSPECIFIED' : finishReason(c.stop);
       out['index'] = c.k;
@@ -358,9 +461,15 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
         own = ev.dialect === 'gemini';
         return;
       }
-      case 'text_delta':
+      case 'text_delta': {
+        const c = candidate(k);
+        let runs = c.runs.get(ev.index);
+        if (runs === undefined) c.runs.set(ev.index, (runs = []));
+        runs.push({ pos: c.answer.length, len: ev.text.length });
+        c.answer += ev.text;
         part(k, 'text', ev.index, { text: ev.text });
         return;
+      }
       case 'reasoning_delta':
         part(k, 'thought', ev.index, { text: ev.text, thought: true });
         return;
@@ -393,7 +502,7 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
         if (!own || !hostedResult(k, ev.index, ev.id, ev.name, ev.result)) ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
         return;
       case 'citation':
-        ctx.lose('citation', ev.url ?? ev.source ?? ev.title ?? 'a citation');
+        candidate(k).cites.push(ev);
         return;
       case 'file':
         if (ev.partial !== true) {

@@ -45,7 +45,9 @@ export const gemini: TargetExpectation = {
   mustReport(f) {
     const same = sameFamily(f.dialect);
     // generateContent's own hosted calls and results go out as the parts they came in
-    const kinds = contentLosses(f, { providerCalls: f.dialect === 'gemini', citations: false });
+    const kinds = contentLosses(f, { providerCalls: f.dialect === 'gemini', citations: true });
+    // citationSources hold a uri, a title and offsets: another family's cited text, or a source without a uri, is lost
+    if (f.dialect !== 'gemini' && f.citations.some((c) => c.citedText !== undefined || (c.url === undefined && c.source !== undefined))) kinds.add('citation');
     if (f.dialect === 'gemini') kinds.delete('tool_result');
     // files are inlineData parts; audio too when typed audio/…
     kinds.delete('file');

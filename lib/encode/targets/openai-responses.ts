@@ -39,16 +39,17 @@
  *   input/output/total tokens with cached and reasoning details, unknown
  *   counts left out, and no `usage` at all when nothing was reported (the
  *   Response object allows that).
- * - Hosted (provider-executed) calls from OpenAI's Responses API are written
+ * - Hosted (provider-executed) calls from the Responses family are written
  *   as the item the source wrote at its output_item.done (the `raw` event
  *   after the call's unified events), at this wire's output index, with the
  *   items holding their results apart (shell_call_output, tool_search_output,
- *   program_output): reading them gives the same calls, results and images.
- *   Hosted calls of other families (xAI's included: its server-side
- *   custom_tool_call items would read as client calls here) cannot be rebuilt
- *   from unified events (each tool's item has its own input and output
- *   fields): they, their results and files are reported lost, as are audio and
- *   choices k > 0.
+ *   program_output): reading them gives the same calls, results and images
+ *   (hosted items the source ran in parallel, as xAI does, come in the order
+ *   they were done). xAI's server-side custom_tool_call items (x_search
+ *   sub-tools) are not: on this wire they would be client calls. Hosted calls
+ *   of other families cannot be rebuilt from unified events (each tool's item
+ *   has its own input and output fields). Those calls, their results and
+ *   files are reported lost, as are audio and choices k > 0.
  * - Errors: a terminal error closes what is open (incomplete) and is an
  *   `error` event; the response then ends with response.failed holding that
  *   error and the usage so far (at its `done`, or when the input ends: a
@@ -227,7 +228,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
   /** Citations of a text block whose text has not come yet (Anthropic cites a block at its start). */
   const early = new Map<number, CitationEvent[]>();
   let clientCalls = 0;
-  /** Hosted calls are carried as their own items: the source is OpenAI's Responses API (its raw output_item.done events). */
+  /** Hosted calls are carried as their own items: the source is the Responses family (its raw output_item.done events). */
   let carryHosted = false;
   const hosted = new Map<string, PendingHosted>();
   /** Hosted calls written: a result in an item of its own (shell_call_output…) follows theirs. */
@@ -576,7 +577,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
         if (ev.id !== null && ev.id !== '') id = ev.id;
         if (ev.model !== null) model = ev.model;
         sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
-        carryHosted = ev.dialect === 'openai-responses';
+        carryHosted = sameFamily;
         begin();
         return;
       case 'text_delta':

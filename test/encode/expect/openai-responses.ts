@@ -21,8 +21,9 @@ export const openaiResponses: TargetExpectation = {
   },
   mustReport(f) {
     const same = sameFamily(f.dialect);
-    // hosted calls from OpenAI's Responses API are written as their own items (with their results and images)
-    const hostedItems = f.dialect === 'openai-responses';
+    // hosted calls from the family are written as their own items (with their results and images); xAI's
+    // server-side custom_tool_call items are not, and are checked in sdk-openai-responses.test.ts
+    const hostedItems = same;
     const kinds = contentLosses(f, { providerCalls: hostedItems, citations: true });
     if (hostedItems) {
       kinds.delete('tool_result');

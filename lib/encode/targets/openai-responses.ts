@@ -66,6 +66,7 @@
  *   (`raw`).
  */
 import { assertNever, type CitationEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
+import { loseNotice } from '../notices.js';
 import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
 
 const FAMILY = ['openai-responses', 'xai-responses'] as const;
@@ -655,10 +656,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
         if (!(carryHosted && hostedItem(ev.event))) ctx.lose('raw', 'provider events with no unified meaning');
         return;
       case 'session':
-        ctx.lose('session', ev.kind);
-        return;
       case 'tool_call_cancel':
-        ctx.lose('tool_call_cancel', ev.ids.join(', '));
+        loseNotice(ev, ctx);
         return;
       default:
         assertNever(ev);

@@ -61,9 +61,12 @@ export interface ResumePoint {
   citations: string[];
 }
 
-/** What tells two citation events apart. */
+/**
+ * What a citation repeated by a resumed parser has in common with the one reported before the cut:
+ * not its offsets, which a parser that never saw the text before the cut may not know.
+ */
 function citationKey(ev: UnifiedEvent & { type: 'citation' }): string {
-  return JSON.stringify([ev.choice ?? 0, ev.index, ev.url ?? null, ev.source ?? null, ev.title ?? null, ev.start ?? null, ev.end ?? null]);
+  return JSON.stringify([ev.choice ?? 0, ev.index, ev.url ?? null, ev.source ?? null, ev.title ?? null, ev.citedText ?? null]);
 }
 
 export interface ResumeTracker extends Stage<UnifiedEvent, UnifiedEvent> {
@@ -237,7 +240,17 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
   let sentinelSeen = isPoint(from) && from.sentinelSeen;
   /** A terminal error reported before the cut: the new parser reports it again from the terminal payload. */
   let failedWith = isPoint(from) ? from.failedWith : null;
-  const citedBefore = new Set(isPoint(from) ? (from.citations ?? []) : []);
+  /** Citations reported before the cut, by key, with how many times. */
+  const citedBefore = new Map<string, number>();
+  for (const k of isPoint(from) ? (from.citations ?? []) : []) citedBefore.set(k, (citedBefore.get(k) ?? 0) + 1);
+  const citedAgain = (ev: UnifiedEvent & { type: 'citation' }): boolean => {
+    const k = citationKey(ev);
+    const n = citedBefore.get(k);
+    if (n === undefined) return false;
+    if (n === 1) citedBefore.delete(k);
+    else citedBefore.set(k, n - 1);
+    return true;
+  };
   let startDropped = finished; // a finished response is only replayed: its start, if any, comes with an old cursor
   /** Cursor of the first event kept (the splice point), once known. */
   let firstKept: Cursor | undefined;
@@ -470,7 +483,7 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
       if (ev.code === 'sequence_gap' && ev.cursor !== undefined && ev.cursor === firstKept) return;
     }
     // announced before the cut, reported again from the finished item by the new parser
-    if (ev.type === 'citation' && citedBefore.delete(citationKey(ev))) return;
+    if (ev.type === 'citation' && citedAgain(ev)) return;
     if (toolCall(ev, emit)) return;
     flushHeld(emit);
     emit(ev);

@@ -165,6 +165,19 @@ t.test('signatures of the family come back byte for byte; others are reported', 
   t.ok(n >= 3, `${n} captures of the family with signatures`);
 });
 
+t.test('from the Interactions API itself: the same content blocks (server tool steps and results, signed thoughts), citations and usage', async (t) => {
+  let n = 0;
+  for (const c of all) {
+    if (c.finals.length === 0 || !c.finals.every((f) => f.dialect === 'gemini-interactions')) continue;
+    const back = finalsOf(encode(eventsOf(c.bytes), 'gemini-interactions').text, 'gemini-interactions');
+    const view = (fs: FinalResult[]) =>
+      fs.map((f) => ({ content: f.content, toolCalls: f.toolCalls, citations: f.citations, signatures: f.signatures.map((s) => s.signature), usage: f.usage, stopReason: f.stopReason, errors: f.errors.map((e) => e.code).sort() }));
+    t.strictSame(view(back), view(c.finals), c.name);
+    n++;
+  }
+  t.ok(n >= 10, `${n} captures`);
+});
+
 t.test('a terminal error: interaction.completed failed with the error and the usage; cut short: event: error', async (t) => {
   const losses: LossReport[] = [];
   const events: UnifiedEvent[] = [

@@ -22,6 +22,9 @@
  * - Status: completed, requires_action (a client call is in the output),
  *   incomplete (max_tokens); the family's own status as it came. A refusal
  *   and other stops have no status: completed, reported (`stop_reason`).
+ * - Server-run tool steps and their results: the family's own as steps of
+ *   their type (`google_search_call` / `_result`…, MCP `mcp_server_tool_call`
+ *   named after its tool), whole; others' reported.
  * - Signatures (`thought_signature` deltas) only from this family; citations:
  *   `text_annotation_delta` on the step of their text (offsets in UTF-8
  *   bytes of the step's text), the family's own annotations as they came,
@@ -30,12 +33,22 @@
  *   status `failed` and the error (the usage still carried); a stream cut
  *   short, or an error outside a response, `event: error`.
  */
-import { assertNever, type CitationEvent, type ErrorEvent, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
+import { assertNever, type CitationEvent, type ErrorEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { isObject } from '../../dialects/helpers.js';
 import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
 import { argumentsObject } from '../tool-args.js';
 
 const FAMILY = ['gemini-interactions'] as const;
+
+/** The family's server-run tool steps by call name (any other name: an MCP server tool). */
+const SERVER_STEPS: Record<string, string> = {
+  code_execution: 'code_execution',
+  google_search: 'google_search',
+  url_context: 'url_context',
+  google_maps: 'google_maps',
+  file_search: 'file_search',
+  retrieval: 'retrieval',
+};
 
 const STATUS: Record<Exclude<StopReason, 'error'>, string> = {
   end: 'completed',
@@ -113,6 +126,9 @@ function createResponse(ctx: TargetContext): TargetResponse {
   const openCalls: Step[] = [];
   /** The step of each unified block index most recently opened (signatures). */
   const byBlock = new Map<number, Step>();
+  /** The family's own server calls, written whole as their step at their done (by call id), and the names of those written. */
+  const hosted = new Map<string, { block: number; signature: string | null }>();
+  const hostedNames = new Map<string, string>();
   /** Citations of a text block that has no step yet, by block. */
   const citeLater = new Map<number, CitationEvent[]>();
 
@@ -200,7 +216,41 @@ function createResponse(ctx: TargetContext): TargetResponse {
     delta(s, { type: 'arguments_delta', arguments: text });
   }
 
+  /** A server-run tool step of the family, whole: `<tool>_call` (MCP: `mcp_server_tool_call` with the tool's name). */
+  function hostedCall(callId: string, name: string, block: number, args: string, sig: string | null): void {
+    const { args: value, wrapped } = argumentsObject(args);
+    if (wrapped) ctx.lose('tool_input', `input of ${name} that is not a JSON object, written as {"input": …}`);
+    const tool = SERVER_STEPS[name];
+    const step: JsonObject = { type: `${tool ?? 'mcp_server_tool'}_call`, id: callId };
+    if (tool === undefined) step['name'] = name;
+    if (sig !== null) step['signature'] = sig;
+    step['arguments'] = value;
+    closeFlowing();
+    hostedNames.set(callId, name);
+    close(open(`hosted:${callId}`, 'other', block, step));
+  }
+
+  /** Its result step (`<tool>_result`); false for a result of a call not written here. */
+  function hostedResult(ev: { id: string; name: string; index: number; result: Json; isError?: true }): boolean {
+    const name = hostedNames.get(ev.id);
+    if (name === undefined) return false;
+    const tool = SERVER_STEPS[name];
+    const step: JsonObject = { type: `${tool ?? 'mcp_server_tool'}_result`, call_id: ev.id };
+    if (tool === undefined) step['name'] = name;
+    step['result'] = ev.result;
+    if (ev.isError === true) step['is_error'] = true;
+    closeFlowing();
+    close(open(`result:${ev.id}`, 'other', ev.index, step));
+    return true;
+  }
+
   function signature(block: number, sig: string): void {
+    for (const h of hosted.values()) {
+      if (h.block === block && h.signature === null) {
+        h.signature = sig;
+        return;
+      }
+    }
     const s = byBlock.get(block);
     if (s !== undefined && s.open) {
       delta(s, { type: 'thought_signature', signature: sig });
@@ -330,8 +380,9 @@ function createResponse(ctx: TargetContext): TargetResponse {
         else signature(ev.index, ev.signature);
         return;
       case 'tool_call_start':
-        if (ev.providerExecuted === true) ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
-        else callStep(ev.id, ev.name, ev.index);
+        if (ev.providerExecuted !== true) callStep(ev.id, ev.name, ev.index);
+        else if (sameFamily) hosted.set(ev.id, { block: ev.index, signature: null });
+        else ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
         return;
       case 'tool_call_delta': {
         if (ev.providerExecuted === true || ev.argumentsDelta.length === 0) return;
@@ -343,7 +394,14 @@ function createResponse(ctx: TargetContext): TargetResponse {
         return;
       }
       case 'tool_call_done': {
-        if (ev.providerExecuted === true) return;
+        if (ev.providerExecuted === true) {
+          const h = hosted.get(ev.id);
+          if (h !== undefined) {
+            hosted.delete(ev.id);
+            hostedCall(ev.id, ev.name, ev.index, ev.arguments, h.signature);
+          }
+          return;
+        }
         const s = callStep(ev.id, ev.name, ev.index);
         if (s.freeform !== null || (s.written === '' && !/^\s*\{/.test(ev.arguments))) {
           const { args, wrapped } = argumentsObject(ev.arguments);
@@ -359,7 +417,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
         return;
       }
       case 'tool_result':
-        ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
+        if (!sameFamily || !hostedResult(ev)) ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
         return;
       case 'citation':
         citation(ev);

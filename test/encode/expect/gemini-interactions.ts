@@ -56,7 +56,9 @@ export const geminiInteractions: TargetExpectation = {
   },
   mustReport(f) {
     const same = sameFamily(f.dialect);
-    const kinds = contentLosses(f, { providerCalls: false, citations: true });
+    // the family's own server tool steps and results are written as such
+    const kinds = contentLosses(f, { providerCalls: same, citations: true });
+    if (same) kinds.delete('tool_result');
     // audio deltas carry; image files carry, other files do not
     kinds.delete('audio');
     if (!f.content.some((b) => b.type === 'file' && b.mimeType !== null && !b.mimeType.startsWith('image/'))) kinds.delete('file');

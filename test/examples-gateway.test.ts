@@ -163,7 +163,11 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse, rec: 
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const write = (data: string | Buffer): Promise<void> => {
     rec.written += Buffer.byteLength(data);
-    return res.write(data) ? Promise.resolve() : new Promise((r) => res.once('drain', r).once('close', r));
+    if (res.write(data)) return Promise.resolve();
+    return new Promise((r) => {
+      const go = () => (res.off('drain', go), res.off('close', go), r());
+      res.on('drain', go).on('close', go);
+    });
   };
   if (model === 'stall') {
     await write(OPENING[rec.format]);

@@ -187,6 +187,10 @@ export function createGateway(config, options = {}) {
       }
       await forward(req, res, { id, format, to, model, upstreamBody, done });
     } catch (err) {
+      if (res.destroyed && !res.headersSent) {
+        done({ status: null, outcome: 'caller disconnected' });
+        return;
+      }
       const refusal = err instanceof Refusal ? err : new Refusal('upstream_error', 'the gateway failed');
       if (!(err instanceof Refusal)) log({ level: 'error', msg: 'internal error', id, error: String(err?.stack ?? err) });
       if (refusal.kind === 'request_too_large') {

@@ -27,7 +27,7 @@
 import type { Piscina } from 'piscina';
 import { DEFAULT_MAX_RECORD_BYTES } from '../records/options.js';
 import { packLines, runBatch, runRange } from './batch.js';
-import { countRangeLines, planRanges, readHead, worthSplitting } from './range.js';
+import { countRangeLines, planRanges, rangeSize, readHead } from './range.js';
 import { stat } from 'node:fs/promises';
 import { createLineSplitter, Oversized, type Line } from '../records/lines.js';
 import type { RecordOutput } from '../records/types.js';
@@ -390,9 +390,10 @@ async function rangesOf(file: string): Promise<RecordItem[] | null> {
   if (file === '-') return null;
   try {
     const st = await stat(file);
-    if (!st.isFile() || !worthSplitting(st.size, await readHead(file))) return null;
+    const size = st.isFile() ? rangeSize(st.size, await readHead(file)) : null;
+    if (size === null) return null;
     const ranged: RangedFile = { name: file, lines: 0, stopped: false };
-    return planRanges(st.size).map((r) => ({ kind: 'range', file: ranged, task: { kind: 'range', file, ...r } }));
+    return planRanges(st.size, size).map((r) => ({ kind: 'range', file: ranged, task: { kind: 'range', file, ...r } }));
   } catch {
     return null; // openInput tells why it cannot be read
   }

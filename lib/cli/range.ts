@@ -19,8 +19,16 @@ export interface ByteRange {
   end: number | null;
 }
 
-/** Ranges are this long, but for the last (which may be up to twice that). */
+/**
+ * A range holds about this many lines (of the first SAMPLE_BYTES' average
+ * length), within RANGE_BYTES and MAX_RANGE_BYTES: a range reads on to
+ * finish its last line and the next one skips it, so a range only a line
+ * long would read most bytes twice (measured: 1 MiB ranges of 1 MB lines
+ * were slower than line batches).
+ */
+export const LINES_PER_RANGE = 16;
 export const RANGE_BYTES = 1024 * 1024;
+export const MAX_RANGE_BYTES = 32 * 1024 * 1024;
 /** A file is cut only from this size on: below it, the line batches of jobs.ts do as well. */
 export const MIN_SPLIT_BYTES = 4 * RANGE_BYTES;
 /**
@@ -29,7 +37,7 @@ export const MIN_SPLIT_BYTES = 4 * RANGE_BYTES;
  * thousands of records, each a file to read, and their whole output.
  */
 export const MIN_AVERAGE_LINE = 1024;
-export const SAMPLE_BYTES = 256 * 1024;
+export const SAMPLE_BYTES = 4 * 1024 * 1024;
 
 const LF = 0x0a;
 const CHUNK = 64 * 1024;
@@ -46,13 +54,16 @@ export function planRanges(size: number, rangeBytes = RANGE_BYTES): ByteRange[] 
   return ranges;
 }
 
-/** Whether a file of `size` bytes whose first bytes are `head` is worth cutting into ranges. */
-export function worthSplitting(size: number, head: Buffer): boolean {
-  if (size < MIN_SPLIT_BYTES) return false;
-  let lines = 0;
-  for (let at = head.indexOf(LF); at !== -1; at = head.indexOf(LF, at + 1)) lines++;
-  // no newline in the sample: one line of at least SAMPLE_BYTES so far
-  return lines === 0 || head.length / lines >= MIN_AVERAGE_LINE;
+/**
+ * The range size for a file of `size` bytes whose first bytes are `head`,
+ * or null when it is not worth cutting (too small, or short lines).
+ */
+export function rangeSize(size: number, head: Buffer): number | null {
+  if (size < MIN_SPLIT_BYTES) return null;
+  // no newline in the sample: one line of at least its length so far
+  const average = head.length / Math.max(1, newlines(head));
+  if (average < MIN_AVERAGE_LINE) return null;
+  return Math.min(MAX_RANGE_BYTES, Math.max(RANGE_BYTES, Math.ceil(average * LINES_PER_RANGE)));
 }
 
 /** The first bytes of `file` (up to `bytes`). */

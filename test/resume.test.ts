@@ -62,6 +62,17 @@ const noAt = (events: readonly UnifiedEvent[]): unknown[] =>
     return rest;
   });
 
+/** The events with the offsets of citations the resumed parser could not check taken out (see withoutLostOffsets). */
+function noOffsets(events: unknown[], combined: readonly UnifiedEvent[]): unknown[] {
+  const lost = new Set(combined.filter((e) => e.type === 'citation' && e.start === undefined).map((e) => (e.type === 'citation' ? e.url : '')));
+  return events.map((e) => {
+    const ev = e as UnifiedEvent;
+    if (ev.type !== 'citation' || !lost.has(ev.url)) return e;
+    const { start: _s, end: _e, ...rest } = ev;
+    return rest;
+  });
+}
+
 function pointOf(events: readonly UnifiedEvent[]): ResumePoint {
   const tracker = createResumeTracker();
   runStage(tracker, events.slice(0, cutOffStart(events)));
@@ -167,7 +178,7 @@ function interactionsCuts(name: string, bs: Buffer[]): Outcome & { eventDiffs: s
       const label = `${name} cut after block ${k}${variant}`;
       const combined = resumeEvents(first, decodeResumed(resumedBytes, point));
       compare(o, label, combined, whole, wholeFinals, false);
-      if (!isDeepStrictEqual(noAt(combined), noAt(whole))) o.eventDiffs.push(label);
+      if (!isDeepStrictEqual(noOffsets(noAt(combined), combined), noOffsets(noAt(whole), combined))) o.eventDiffs.push(label);
     }
   }
   return o;

@@ -294,7 +294,8 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
     closeAll(completeOnly: boolean): void {
       if (completeOnly) self.closeCompleteCalls();
       else for (const [index, call] of calls) self.closeCall(index, call);
-      for (const [index, r] of results) self.closeResult(index, r);
+      // cut short, a result step that brought nothing yet has no result to report
+      for (const [index, r] of results) if (!completeOnly || r.parts.length > 0) self.closeResult(index, r);
       for (const index of [...annotations.keys()]) self.closeAnnotations(index);
     },
 

@@ -1000,14 +1000,15 @@ t.test('Gemini without alt=sse: the JSON array framing (gemini-json-array), when
 t.test('a JSON config file: the upstream from it, the key from the variable it names; a key in the file is refused', async (t) => {
   const { writeFileSync } = await import('node:fs');
   const good = join(dir, 'gateway.json');
-  writeFileSync(good, JSON.stringify({ port: 0, upstream: { format: 'anthropic-messages', baseUrl: upstream.url, keyEnv: 'MY_CLAUDE_KEY' }, forwardHeaders: ['x-request-id'] }));
+  const c = CAPTURES.get('anthropic-messages')![0]!;
+  writeFileSync(good, JSON.stringify({ port: 0, upstream: { format: 'anthropic-messages', baseUrl: upstream.url, keyEnv: 'MY_CLAUDE_KEY', model: c.model }, forwardHeaders: ['x-request-id'] }));
   const g = await startGateway(dir, { GATEWAY_CONFIG: good, MY_CLAUDE_KEY: KEYS.ANTHROPIC_API_KEY });
   t.teardown(() => g.stop());
   const before = upstream.received.length;
-  const c = CAPTURES.get('anthropic-messages')![0]!;
-  const seen = await CALLERS['openai-chat'](g.url, c.model);
+  const seen = await CALLERS['openai-chat'](g.url, 'any-model-the-caller-names');
   t.equal(seen.text, expectedSeen('openai-chat', c.final).text, 'served');
   const rec = upstream.received.slice(before)[0]!;
+  t.equal(rec.model, c.model, 'the configured model replaces the caller’s');
   t.equal(rec.headers['x-api-key'], KEYS.ANTHROPIC_API_KEY, 'the key from MY_CLAUDE_KEY');
   const bad = join(dir, 'bad.json');
   writeFileSync(bad, JSON.stringify({ upstream: { format: 'openai-chat', baseUrl: upstream.url, key: 'sk-in-a-file' } }));

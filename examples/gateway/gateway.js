@@ -89,30 +89,36 @@ function readBody(req, limit) {
  */
 async function* watched(body, idleMs, api, onFailure) {
   const it = body[Symbol.asyncIterator]();
-  for (;;) {
-    let timer;
-    const stalled = new Promise((resolve) => (timer = setTimeout(resolve, idleMs, STALLED)));
-    let step;
-    try {
-      step = await Promise.race([it.next(), stalled]);
-    } catch (err) {
-      step = { error: err };
-    } finally {
-      clearTimeout(timer);
+  // one timer, re-armed before each read (it may fire while the caller holds the stream back:
+  // then it only wakes a read that is already over)
+  let wake = () => {};
+  const timer = setTimeout(() => wake(STALLED), idleMs);
+  try {
+    for (;;) {
+      const stalled = new Promise((resolve) => (wake = resolve));
+      timer.refresh();
+      let step;
+      try {
+        step = await Promise.race([it.next(), stalled]);
+      } catch (err) {
+        step = { error: err };
+      }
+      if (step === STALLED) {
+        const message = `the upstream sent nothing for ${idleMs} ms (idle timeout)`;
+        onFailure('timeout', message);
+        yield `\n\n${api.streamError('timeout_error', message)}`;
+        return;
+      }
+      if (step.error !== undefined) {
+        const message = 'the upstream connection failed mid-stream';
+        if (onFailure('upstream_error', message)) yield `\n\n${api.streamError('api_error', message)}`;
+        return;
+      }
+      if (step.done) return;
+      yield step.value;
     }
-    if (step === STALLED) {
-      const message = `the upstream sent nothing for ${idleMs} ms (idle timeout)`;
-      onFailure('timeout', message);
-      yield `\n\n${api.streamError('timeout_error', message)}`;
-      return;
-    }
-    if (step.error !== undefined) {
-      const message = 'the upstream connection failed mid-stream';
-      if (onFailure('upstream_error', message)) yield `\n\n${api.streamError('api_error', message)}`;
-      return;
-    }
-    if (step.done) return;
-    yield step.value;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

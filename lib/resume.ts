@@ -63,12 +63,14 @@ export interface ResumePoint {
   citations: string[];
 }
 
-/**
- * What a citation repeated by a resumed parser has in common with the one reported before the cut:
- * not its offsets, which a parser that never saw the text before the cut may not know.
- */
+/** What tells two citation events apart. */
 function citationKey(ev: UnifiedEvent & { type: 'citation' }): string {
-  return JSON.stringify([ev.choice ?? 0, ev.index, ev.url ?? null, ev.source ?? null, ev.title ?? null, ev.citedText ?? null]);
+  return JSON.stringify([ev.choice ?? 0, ev.index, ev.url ?? null, ev.source ?? null, ev.title ?? null, ev.citedText ?? null, ev.start ?? null, ev.end ?? null]);
+}
+
+/** The same without the offsets, which a resumed parser that never saw the text before the cut may not know. */
+function sourceKey(key: string): string {
+  return JSON.stringify((JSON.parse(key) as unknown[]).slice(0, 6));
 }
 
 export interface ResumeTracker extends Stage<UnifiedEvent, UnifiedEvent> {
@@ -251,15 +253,15 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
   let sentinelSeen = isPoint(from) && from.sentinelSeen;
   /** A terminal error reported before the cut: the new parser reports it again from the terminal payload. */
   let failedWith = isPoint(from) ? from.failedWith : null;
-  /** Citations reported before the cut, by key, with how many times. */
-  const citedBefore = new Map<string, number>();
-  for (const k of isPoint(from) ? (from.citations ?? []) : []) citedBefore.set(k, (citedBefore.get(k) ?? 0) + 1);
+  /** Citations reported before the cut (their keys), each matched at most once. */
+  const citedBefore = isPoint(from) ? [...(from.citations ?? [])] : [];
   const citedAgain = (ev: UnifiedEvent & { type: 'citation' }): boolean => {
     const k = citationKey(ev);
-    const n = citedBefore.get(k);
-    if (n === undefined) return false;
-    if (n === 1) citedBefore.delete(k);
-    else citedBefore.set(k, n - 1);
+    // the same citation; or, without offsets, one of the same source whose offsets the parser could not know
+    let i = citedBefore.indexOf(k);
+    if (i < 0 && ev.start === undefined && ev.end === undefined) i = citedBefore.findIndex((b) => sourceKey(b) === sourceKey(k));
+    if (i < 0) return false;
+    citedBefore.splice(i, 1);
     return true;
   };
   let startDropped = finished; // a finished response is only replayed: its start, if any, comes with an old cursor

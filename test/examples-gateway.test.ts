@@ -21,6 +21,7 @@ import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -153,7 +154,8 @@ const OPENING: Record<Format, string> = {
 /**
  * The upstream's answer, by model: `cap-…` replays that capture (in 1-4 KiB writes); `load-<nonce>`
  * dribbles a chat stream (20 frames, 20 ms apart); `big` writes a chat stream of 256 MiB as fast as
- * the socket takes it; `stall` sends the opening frame and nothing more; `hang` never answers;
+ * the socket takes it; `stall` sends the opening frame and nothing more; `reset` sends it and breaks
+ * the connection; `hang` never answers;
  * `error-401` answers 401 quoting the key it was sent, as OpenAI's "Incorrect API key" does.
  */
 async function answer(req: http.IncomingMessage, res: http.ServerResponse, rec: Received): Promise<void> {
@@ -174,6 +176,12 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse, rec: 
       res.on('drain', go).on('close', go);
     });
   };
+  if (model === 'reset') {
+    await write(OPENING[rec.format]);
+    await sleep(50);
+    res.socket?.destroy(); // the connection breaks mid-stream
+    return;
+  }
   if (model === 'stall') {
     await write(OPENING[rec.format]);
     return; // never ends: the gateway's idle timeout or the caller ends it
@@ -204,9 +212,10 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse, rec: 
   res.end();
 }
 
-async function startUpstream(): Promise<Upstream> {
+/** The upstream on plain HTTP, or on HTTPS with `tls` (a key and its self-signed certificate). */
+async function startUpstream(tls?: { key: Buffer; cert: Buffer }): Promise<Upstream> {
   const received: Received[] = [];
-  const server = http.createServer((req, res) => {
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const chunks: Buffer[] = [];
     req.on('data', (d: Buffer) => chunks.push(d));
     req.on('end', () => {
@@ -231,11 +240,12 @@ async function startUpstream(): Promise<Upstream> {
       received.push(rec);
       answer(req, res, rec).catch(() => res.destroy());
     });
-  });
+  };
+  const server = tls === undefined ? http.createServer(handler) : https.createServer(tls, handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     received,
     close: () => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))),
   };
@@ -907,6 +917,44 @@ t.test('an upstream that stalls mid-stream: a typed timeout error in the caller�
     (e: unknown) => e as ApiError,
   );
   t.match(err, { error: { type: 'timeout_error', message: /idle timeout/ } }, 'OpenAI Chat: the error chunk with type timeout_error');
+});
+
+t.test('an upstream connection that breaks mid-stream: an api_error in the caller’s wire', async (t) => {
+  const err = await CALLERS['anthropic-messages'](gw('openai-chat').url, 'reset').then(
+    () => null,
+    (e: unknown) => e as ApiError,
+  );
+  t.match(err?.error, { type: 'error', error: { type: 'api_error', message: /upstream connection failed mid-stream/ } });
+  const err2 = await CALLERS['openai-chat'](gw('anthropic-messages').url, 'reset').then(
+    () => null,
+    (e: unknown) => e as ApiError,
+  );
+  t.match(err2?.error, { type: 'api_error', message: /upstream connection failed mid-stream/ });
+});
+
+t.test('an HTTPS upstream: its certificate is verified (a self-signed one only when trusted through NODE_EXTRA_CA_CERTS)', async (t) => {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const certs = mkdtempSync(join(tmpdir(), 'gateway-tls-'));
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(certs, 'key.pem'), '-out', join(certs, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'pipe' });
+  } catch (err) {
+    throw new Error(`openssl (on the PATH) makes this test's certificate and failed or is missing: ${(err as Error).message}`);
+  }
+  const tls = await startUpstream({ key: readFileSync(join(certs, 'key.pem')), cert: readFileSync(join(certs, 'cert.pem')) });
+  t.teardown(() => tls.close());
+  const c = CAPTURES.get('openai-chat')![0]!;
+  const untrusted = await startGateway(dir, { GATEWAY_UPSTREAM_FORMAT: 'openai-chat', GATEWAY_UPSTREAM_URL: tls.url });
+  t.teardown(() => untrusted.stop());
+  const refused = (await CALLERS['anthropic-messages'](untrusted.url, c.model).catch((e: unknown) => e)) as ApiError;
+  t.equal(refused.status, 502, 'an untrusted certificate: 502');
+  t.match(refused.error, { error: { type: 'api_error', message: /could not be reached \(DEPTH_ZERO_SELF_SIGNED_CERT\)/ } });
+  const trusted = await startGateway(dir, { GATEWAY_UPSTREAM_FORMAT: 'openai-chat', GATEWAY_UPSTREAM_URL: tls.url, NODE_EXTRA_CA_CERTS: join(certs, 'cert.pem') });
+  t.teardown(() => trusted.stop());
+  const seen = await CALLERS['anthropic-messages'](trusted.url, c.model);
+  t.equal(seen.text, expectedSeen('anthropic-messages', c.final).text, 'trusted: served over TLS');
+  t.equal(tls.received.length, 1, 'one request reached the TLS upstream');
 });
 
 t.test('an upstream that never answers: 504 in the caller’s error form after the connect timeout', async (t) => {

@@ -442,12 +442,16 @@ const CALLERS: Record<Format, (url: string, model: string) => Promise<Seen>> = {
       config: { systemInstruction: 'Be brief.', maxOutputTokens: 256, temperature: 0.5, tools: [{ functionDeclarations: [{ name: TOOL.name, description: TOOL.description, parametersJsonSchema: TOOL.parameters }] }], automaticContinuation: false } as never,
     });
     const seen: Seen = { text: '', toolCalls: [], stop: null, inputTokens: null, outputTokens: null };
+    const calls: { id?: string; name: string; arguments: Json }[] = [];
+    /** functionResponses in the model's own content: the calls they answer ran server-side (MCP). */
+    const answered: { id?: string; name?: string }[] = [];
     for await (const chunk of stream) {
       // candidate 0 (a chunk holds the candidates it has parts for, each with its index)
       const candidate = chunk.candidates?.find((c) => (c.index ?? 0) === 0);
       for (const part of candidate?.content?.parts ?? []) {
         if (typeof part.text === 'string' && part.thought !== true) seen.text += part.text;
-        if (part.functionCall) seen.toolCalls.push({ name: part.functionCall.name!, arguments: (part.functionCall.args ?? {}) as Json });
+        if (part.functionCall) calls.push({ id: part.functionCall.id, name: part.functionCall.name!, arguments: (part.functionCall.args ?? {}) as Json });
+        if (part.functionResponse) answered.push({ id: part.functionResponse.id, name: part.functionResponse.name });
       }
       seen.stop = candidate?.finishReason ?? seen.stop;
       const u = chunk.usageMetadata;
@@ -457,6 +461,10 @@ const CALLERS: Record<Format, (url: string, model: string) => Promise<Seen>> = {
         seen.outputTokens = u.candidatesTokenCount === undefined && u.thoughtsTokenCount === undefined ? null : (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0);
       }
     }
+    // the client's calls: those no functionResponse of the model's own answers (by id, else by name)
+    seen.toolCalls = calls
+      .filter((c) => !answered.some((a) => (c.id !== undefined && a.id !== undefined ? a.id === c.id : a.name === c.name)))
+      .map((c) => ({ name: c.name, arguments: c.arguments }));
     return seen;
   },
 };
@@ -597,8 +605,12 @@ t.test('the AI SDK providers as callers (streamText): the text and client tool c
     await Promise.all(
       FORMATS.map(async (up) => {
         // recorded captures (the hand-written fixtures hold shapes the AI SDK's schemas refuse, e.g.
-        // Vertex's integer enums), one choice: every fourth, and every one with client tool calls
-        const all = CAPTURES.get(up)!.filter((c) => c.name.startsWith('corpus/') && c.final.choices === undefined);
+        // Vertex's integer enums), one choice, no hosted calls (the AI SDK's providers take some of
+        // them, e.g. Gemini's server-side MCP calls, for client calls, whatever the gateway does):
+        // every fourth, and every one with client tool calls
+        const all = CAPTURES.get(up)!.filter(
+          (c) => c.name.startsWith('corpus/') && c.final.choices === undefined && !c.final.content.some((b) => b.type === 'tool_call' && b.providerExecuted === true),
+        );
         const sample = all.filter((c, i) => i % 4 === 0 || c.final.toolCalls.length > 0);
         let checked = 0;
         for (const c of sample) {

@@ -35,6 +35,11 @@ export interface OpenToolCall {
   arguments: string;
   /** A call the provider runs itself (its events carry the flag). */
   providerExecuted?: true;
+  /**
+   * Argument text the parser wrote when the call opened, from the same payload as its start (e.g.
+   * the `{"code":"` of a code interpreter call): a parser that re-opens the call writes it again.
+   */
+  opening?: string;
 }
 
 /** Everything needed to resume a response: plain JSON, so it can be stored and used in another process. */
@@ -97,6 +102,8 @@ export function createResumeTracker(): ResumeTracker {
   let failedWith: string | null = null;
   let sentinelSeen = false;
   let citations: string[] = [];
+  /** The cursor of each open call's start. */
+  const cursorOf = new WeakMap<OpenToolCall, Cursor>();
 
   function observe(ev: UnifiedEvent): void {
     if (ev.type === 'start') {
@@ -121,18 +128,22 @@ export function createResumeTracker(): ResumeTracker {
     }
     switch (ev.type) {
       case 'tool_call_start':
-        calls.set(key(ev.choice, ev.index), {
+        const call: OpenToolCall = {
           choice: ev.choice ?? 0,
           index: ev.index,
           id: ev.id,
           name: ev.name,
           arguments: '',
           ...(ev.providerExecuted === true ? { providerExecuted: true as const } : {}),
-        });
+        };
+        calls.set(key(ev.choice, ev.index), call);
+        if (ev.cursor !== undefined) cursorOf.set(call, ev.cursor);
         break;
       case 'tool_call_delta': {
         const call = calls.get(key(ev.choice, ev.index));
-        if (call !== undefined && call.id === ev.id) call.arguments += ev.argumentsDelta;
+        if (call === undefined || call.id !== ev.id) break;
+        if (call.arguments === '' && ev.cursor !== undefined && ev.cursor === cursorOf.get(call)) call.opening = ev.argumentsDelta;
+        call.arguments += ev.argumentsDelta;
         break;
       }
       case 'tool_call_done':
@@ -203,6 +214,8 @@ interface Carried {
   resumed: string[];
   /** A server call's whole arguments, replayed on the resumed connection: written at its step.stop, as the parser would. */
   whole: string | null;
+  /** The re-opening parser's repeat of the call's opening text was dropped. */
+  openingSeen: boolean;
 }
 
 /** What `createResumeFilter` accepts: a full resume point, or just the cursor to resume after. */
@@ -239,7 +252,7 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
   const finishedCalls = new Set<string>();
   if (isPoint(from)) {
     for (const call of from.openCalls) {
-      carried.set(key(call.choice, call.index), { call: { ...call }, before: call.arguments, resumedId: null, resumed: [], whole: null });
+      carried.set(key(call.choice, call.index), { call: { ...call }, before: call.arguments, resumedId: null, resumed: [], whole: null, openingSeen: false });
     }
     for (const call of from.doneCalls) finishedCalls.add(key(call.choice, call.index));
   }
@@ -474,6 +487,11 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
     if (c === undefined) return false;
     if (ev.type === 'tool_call_delta') {
       const firstDelta = c.resumed.length === 0;
+      // the re-opening parser writes the call's opening text again: the first connection had it
+      if (firstDelta && c.resumedId !== null && c.call.opening !== undefined && ev.argumentsDelta === c.call.opening && !c.openingSeen) {
+        c.openingSeen = true;
+        return true;
+      }
       flushHeld(emit);
       const fixed = { ...ev, id: c.call.id };
       c.resumed.push(ev.argumentsDelta);

@@ -176,9 +176,13 @@ function escaped(text: string): string {
   return JSON.stringify(text).slice(1, -1);
 }
 
-/** The start of a code interpreter call's arguments text, `{"container_id":…,"code":"`. */
-function codePrefix(container: string | undefined): string {
-  return container === undefined ? '{"code":"' : `{"container_id":${JSON.stringify(container)},"code":"`;
+/**
+ * The start of a code interpreter call's arguments text, `{"code":"`: built from the code alone, so
+ * that a parser that joins the stream mid-way (a resumed connection, which never saw the item's
+ * `output_item.added`) builds the same text; the container is in the call's result.
+ */
+function codePrefix(_container?: string): string {
+  return '{"code":"';
 }
 
 /** The object of `item`'s fields named in `keys` that it has (not undefined), as JSON text. */
@@ -580,7 +584,10 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
         }
         const field = RESULT_FIELD.get(call.type);
         if (error !== undefined && error !== null) result = error;
-        else if (field !== undefined && item[field] !== undefined) result = item[field]!;
+        else if (call.type === 'code_interpreter_call') {
+          // where the code ran (its files are fetched from the container) and what it printed
+          result = { container_id: item['container_id'] ?? null, outputs: item['outputs'] ?? null };
+        } else if (field !== undefined && item[field] !== undefined) result = item[field]!;
         else if (isError) result = null;
         else return; // the item carries no result (xAI's search sub-tools; results that come in their own item)
         self.result(call, index, result, isError);

@@ -462,12 +462,12 @@ t.test('fixture (hand-written): code deltas escaped into JSON, outputs as the re
   tt.same(lines(events).filter((l) => !l.startsWith('raw') && !l.startsWith('text')), [
     'start resp_parts gpt-5.5 @0',
     'tool_start 0 ci_1 code_interpreter provider @1',
-    'tool_delta 0 ci_1 {"container_id":"cntr_xyz","code":" provider @1',
+    'tool_delta 0 ci_1 {"code":" provider @1',
     'tool_delta 0 ci_1 print(\\"hé provider @3',
     'tool_delta 0 ci_1 llo\\\\tworld\\")\\n provider @4',
     'tool_delta 0 ci_1 print(1 + 1) provider @5',
     'tool_delta 0 ci_1 "} provider @6',
-    `tool_done 0 ci_1 code_interpreter ${JSON.stringify({ container_id: 'cntr_xyz', code })} provider @6`,
+    `tool_done 0 ci_1 code_interpreter ${JSON.stringify({ code })} provider @6`,
     'tool_result 0 ci_1 code_interpreter @9',
     'tool_start 1 ig_1 image_generation provider @10',
     // no output_format: the JPEG magic bytes tell
@@ -483,10 +483,10 @@ t.test('fixture (hand-written): code deltas escaped into JSON, outputs as the re
     'done end completed @23',
   ]);
   const done = ofType(events, 'tool_call_done')[0]!;
-  tt.same(JSON.parse(done.arguments), { container_id: 'cntr_xyz', code }, 'valid JSON holding the code');
+  tt.same(JSON.parse(done.arguments), { code }, 'valid JSON holding the code');
   tt.equal(ofType(events, 'tool_call_delta').filter((d) => d.id === 'ci_1').map((d) => d.argumentsDelta).join(''), done.arguments, 'the deltas add up to it');
   const [codeResult, image] = ofType(events, 'tool_result');
-  tt.same(codeResult!.result, [{ type: 'logs', logs: 'héllo\tworld\n2\n' }]);
+  tt.same(codeResult!.result, { container_id: 'cntr_xyz', outputs: [{ type: 'logs', logs: 'héllo\tworld\n2\n' }] }, 'the container and the outputs');
   tt.same(image!.result, { status: 'failed' });
   tt.equal(ofType(events, 'file').filter((f) => f.partial !== true).length, 0, 'a failed generation has no file');
   const text = texts(events, 'text_delta').get('2/0')!;
@@ -763,12 +763,12 @@ t.test('corpus: what each file exercises', (tt) => {
     const container = 'cntr_68c3509aa0348191ad0bfefe24878dbb0deaa35a4e39052e';
     const ids = ['ci_68c3509faff0819e96f6d45e6faf78490f2d670b80edc507', 'ci_68c350a41d2c819ebb23bdfb9ff322770f2d670b80edc507', 'ci_68c350a5e1f8819eb082eccb870199ec0f2d670b80edc507'];
     const codes = ['n = pow(123456, 123)\nlen(str(n))', 'str(n)[:100], str(n)[-100:]', 'n'];
-    ft.same(ofType(ev, 'tool_call_done').map((d) => [d.index, d.id, d.name, d.arguments, d.providerExecuted]), ids.map((id, i) => [i + 1, id, 'code_interpreter', JSON.stringify({ container_id: container, code: codes[i] }), true]));
+    ft.same(ofType(ev, 'tool_call_done').map((d) => [d.index, d.id, d.name, d.arguments, d.providerExecuted]), ids.map((id, i) => [i + 1, id, 'code_interpreter', JSON.stringify({ code: codes[i] }), true]));
     ft.ok([...ofType(ev, 'tool_call_start'), ...ofType(ev, 'tool_call_delta')].every((e) => e.providerExecuted === true), 'providerExecuted on every start and delta');
     // 27 code deltas + one prefix and one closing delta per call
     ft.equal(ofType(ev, 'tool_call_delta').length, 27 + 3 * 2);
     ft.equal(rawPayloads(ev, 'response.code_interpreter_call_code.delta').length, 0, 'code deltas are tool_call_delta now');
-    ft.same(ofType(ev, 'tool_result').map((r) => [r.index, r.id, r.name, r.result, r.isError]), ids.map((id, i) => [i + 1, id, 'code_interpreter', null, undefined]), 'outputs: null (not requested with include) as received');
+    ft.same(ofType(ev, 'tool_result').map((r) => [r.index, r.id, r.name, r.result, r.isError]), ids.map((id, i) => [i + 1, id, 'code_interpreter', { container_id: container, outputs: null }, undefined]), 'the container, and outputs null (not requested with include) as received');
     ft.equal(rawPayloads(ev, 'response.code_interpreter_call.interpreting').length, 3, 'progress stays raw');
     ft.equal(rawPayloads(ev, 'response.code_interpreter_call.completed').length, 3);
     ft.equal(ofType(ev, 'reasoning_delta').length, 92);
@@ -777,7 +777,7 @@ t.test('corpus: what each file exercises', (tt) => {
     const [final] = finalsOf(ev);
     ft.same(final!.toolCalls, [], 'nothing for the client to run');
     ft.same(final!.content.map((b) => b.type), ['reasoning', 'tool_call', 'tool_result', 'tool_call', 'tool_result', 'tool_call', 'tool_result', 'text']);
-    ft.same(final!.content[1], { type: 'tool_call', id: ids[0], name: 'code_interpreter', arguments: { container_id: container, code: codes[0] }, providerExecuted: true });
+    ft.same(final!.content[1], { type: 'tool_call', id: ids[0], name: 'code_interpreter', arguments: { code: codes[0] }, providerExecuted: true });
     ft.end();
   });
 

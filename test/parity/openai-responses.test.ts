@@ -96,7 +96,7 @@ function callOf(item: Item, r: OpenAIResponse): CallOf | null {
     case 'file_search_call':
       return { id, name: 'file_search', arguments: only(item, ['queries']), hosted: true };
     case 'code_interpreter_call':
-      return { id, name: 'code_interpreter', arguments: only(item, ['container_id', 'code']), hosted: true };
+      return { id, name: 'code_interpreter', arguments: only(item, ['code']), hosted: true };
     case 'image_generation_call':
       return { id, name: 'image_generation', arguments: only(item, ['revised_prompt']), hosted: true };
     default:
@@ -125,6 +125,8 @@ function resultsOf(item: Item, call: CallOf): ContentBlock[] {
   }
   const field = RESULT_FIELD[item.type ?? ''];
   if (error !== undefined && error !== null) return [block(error as Json)];
+  // a code interpreter's result: where the code ran and what it printed
+  if (item.type === 'code_interpreter_call') return [block({ container_id: (item['container_id'] ?? null) as Json, outputs: (item['outputs'] ?? null) as Json })];
   if (field !== undefined && item[field] !== undefined) return [block(item[field] as Json)];
   return failed ? [block(null)] : [];
 }

@@ -1025,9 +1025,18 @@ function createGeminiResponse(ctx: DialectContext): GeminiResponse {
       self.emit(usageEvent(u, usage));
     },
 
-    /** Choices k>0 first, then the response's own done (candidate 0). */
+    /** The response's one done (candidate 0's stop); several candidates: each one's stop in `choices`. */
     finish(final: DoneEvent, fallback: StopReason): void {
-      for (const c of candidates) if (c.choice !== 0) self.out(c, self.doneFor(c, fallback));
+      const others = candidates.filter((c) => c.choice !== 0);
+      if (others.length > 0) {
+        final.choices = [
+          { choice: 0, stopReason: final.stopReason, providerReason: final.providerReason },
+          ...others.map((c) => {
+            const d = self.doneFor(c, fallback);
+            return { choice: c.choice, stopReason: d.stopReason, providerReason: d.providerReason };
+          }),
+        ];
+      }
       self.emit(final);
     },
 

@@ -242,7 +242,7 @@ t.test('JSON-array framing of a two-element response (CRLF inside, "\\n,\\r\\n" 
   t.end();
 });
 
-t.test('two candidates: choice 1 is stamped, its done comes before candidate 0\'s', (t) => {
+t.test('two candidates: choice 1 is stamped; one done, each candidate\'s stop in its choices', (t) => {
   const evs = check(t, fixture('gemini/two-candidates.sse'));
   t.same(view(evs), [
     { type: 'start', id: 'fx-resp-10', model: 'gemini-2.5-flash', dialect: 'gemini' },
@@ -251,21 +251,35 @@ t.test('two candidates: choice 1 is stamped, its done comes before candidate 0\'
     { type: 'text_delta', index: 0, text: '.' },
     { type: 'text_delta', index: 0, text: ' and green', choice: 1 },
     { type: 'usage', inputTokens: 5, outputTokens: 6, totalTokens: 11, reasoningTokens: null, cachedInputTokens: null },
-    { type: 'done', stopReason: 'max_tokens', providerReason: 'MAX_TOKENS', choice: 1 },
-    { type: 'done', stopReason: 'end', providerReason: 'STOP' },
+    {
+      type: 'done',
+      stopReason: 'end',
+      providerReason: 'STOP',
+      choices: [
+        { choice: 0, stopReason: 'end', providerReason: 'STOP' },
+        { choice: 1, stopReason: 'max_tokens', providerReason: 'MAX_TOKENS' },
+      ],
+    },
   ]);
   t.end();
 });
 
-t.test('two candidates cut off: every choice gets a done, then the response ends incomplete', (t) => {
+t.test('two candidates cut off: the response ends incomplete, every choice with it', (t) => {
   const text = fixture('gemini/two-candidates.sse').toString('utf8');
   const first = Buffer.from(text.slice(0, text.indexOf('\r\n\r\n') + 4));
   const evs = check(t, first);
   t.same(view(evs).slice(3), [
     { type: 'usage', inputTokens: 5, outputTokens: 2, totalTokens: 7, reasoningTokens: null, cachedInputTokens: null },
     { type: 'error', code: 'incomplete_stream', message: "input ended before the response's terminal event", terminal: true },
-    { type: 'done', stopReason: 'error', providerReason: null, choice: 1 },
-    { type: 'done', stopReason: 'error', providerReason: null },
+    {
+      type: 'done',
+      stopReason: 'error',
+      providerReason: null,
+      choices: [
+        { choice: 0, stopReason: 'error', providerReason: null },
+        { choice: 1, stopReason: 'error', providerReason: null },
+      ],
+    },
   ]);
   t.end();
 });

@@ -80,6 +80,8 @@ interface Part {
   /** url_citations that came before the part's text, without offsets: added when the part is done, spanning its text. */
   held: JsonObject[];
   open: boolean;
+  /** The fields of its output_text.delta events between sequence_number and the delta, as JSON text. */
+  deltaHead?: string;
 }
 
 type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
@@ -349,9 +351,16 @@ function createResponse(ctx: TargetContext): TargetResponse {
       }
     }
     part.text += delta;
-    const where = { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1 };
-    if (refusal) emit('response.refusal.delta', { ...where, delta });
-    else emit('response.output_text.delta', { ...where, delta, logprobs: [] });
+    if (refusal) {
+      emit('response.refusal.delta', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1, delta });
+      return;
+    }
+    // the bulk of every stream, written around the delta's JSON alone: the same bytes as emit()
+    part.deltaHead ??=
+      `,"item_id":${JSON.stringify(item.id)},"output_index":${item.outputIndex},"content_index":${item.parts.length - 1},"delta":`;
+    ctx.write(
+      `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq++}${part.deltaHead}${JSON.stringify(delta)},"logprobs":[]}\n\n`,
+    );
   }
 
   function cite(ev: CitationEvent): void {

@@ -13,6 +13,8 @@ import { geminiLive } from './gemini-live.js';
 import { openaiChat } from './openai-chat.js';
 import { openaiRealtime } from './openai-realtime.js';
 import { openaiResponses } from './openai-responses.js';
+import { openaiSpeech } from './openai-speech.js';
+import { openaiTranscription } from './openai-transcription.js';
 import { xaiChat } from './xai-chat.js';
 import { xaiMessages } from './xai-messages.js';
 import { xaiRealtime } from './xai-realtime.js';
@@ -29,12 +31,17 @@ import { xaiResponses } from './xai-responses.js';
  * - Interactions (`event_type`, `interaction.*`) before the typed vocabularies;
  * - Realtime before Responses: `response.*` alone is ambiguous, Realtime's
  *   events are told by their ids (see detect.ts);
- * - Live before Gemini: Live sends `usageMetadata` too, next to its own keys.
+ * - Live before Gemini: Live sends `usageMetadata` too, next to its own keys;
+ * - OpenAI's audio SSE (speech, transcription): told by their own `type`
+ *   prefixes (`speech.audio.`, `transcript.text.`), which no other dialect
+ *   claims; listed before the typed vocabularies all the same.
  */
 export const DIALECTS = [
   xaiChat,
   openaiChat,
   geminiInteractions,
+  openaiSpeech,
+  openaiTranscription,
   xaiRealtime,
   openaiRealtime,
   xaiResponses,

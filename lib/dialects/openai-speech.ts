@@ -7,7 +7,8 @@
  *
  * - `speech.audio.delta {audio: <base64>}` → `audio_delta` (index 0);
  * - `speech.audio.done {usage: {input_tokens, output_tokens, total_tokens}}`
- *   → `usage` (the object has no `type` and no details) and `done`
+ *   → `usage` (the object has no `type` and no details) and `done` (the
+ *   payload as `raw` first when it has no usage object or other fields)
  *   (stopReason `end`; the wire gives no reason string: providerReason null);
  * - an error payload (`{type: "error", error: {…}}` or `{error: {…}}`) →
  *   terminal `error` and `done` with stopReason `error`;
@@ -74,6 +75,8 @@ class SpeechResponse implements ResponseHandler {
     if (type === 'speech.audio.done') {
       this.begin();
       const usage = obj(payload['usage']);
+      // A done of another shape is kept whole (the response still ends).
+      if (usage === undefined || Object.keys(payload).some((k) => k !== 'type' && k !== 'usage')) this.raw(payload);
       if (usage !== undefined) {
         const input = num(usage['input_tokens']) ?? null;
         const output = num(usage['output_tokens']) ?? null;

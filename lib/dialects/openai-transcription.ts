@@ -14,7 +14,7 @@
  *   → `raw`: the unified vocabulary has no segment event yet.
  * - `transcript.text.done {text, logprobs?, languages?, usage?}` → `raw` of
  *   the payload when it carries more than `type`, `text` and `usage`
- *   (`logprobs`, `languages`); then the text reconciliation below; then
+ *   (`logprobs`, `languages`) or a text or usage of another shape; then the text reconciliation below; then
  *   `usage`; then `done` (stopReason `end`, providerReason null: the wire
  *   gives no reason).
  * - an error payload → terminal `error`, `done` with stopReason `error`;
@@ -83,8 +83,11 @@ class TranscriptionResponse implements ResponseHandler {
     }
     if (type === 'transcript.text.done') {
       this.begin();
-      if (Object.keys(payload).some((k) => !DONE_KEYS.has(k))) this.raw(payload);
       const text = str(payload['text']);
+      const usage = obj(payload['usage']);
+      // Kept whole when it says more than the events below carry (logprobs, languages) or something they cannot read.
+      const odd = (payload['text'] !== undefined && text === undefined) || (payload['usage'] !== undefined && usage === undefined);
+      if (odd || Object.keys(payload).some((k) => !DONE_KEYS.has(k))) this.raw(payload);
       if (text !== undefined && text !== this.text) {
         if (text.startsWith(this.text)) {
           this.ctx.emit({ type: 'text_delta', index: 0, text: text.slice(this.text.length), transcript: true });
@@ -100,7 +103,6 @@ class TranscriptionResponse implements ResponseHandler {
           );
         }
       }
-      const usage = obj(payload['usage']);
       if (usage !== undefined) this.ctx.emit(usageEvent(transcriptionUsage(usage), usage));
       this.ctx.emit(doneEvent('end', null));
       return;

@@ -58,7 +58,8 @@ function usageText(u: Usage | null): string {
   if (u.outputTokens !== null) parts.push(`output ${u.outputTokens}`);
   if (u.reasoningTokens !== null) parts.push(`reasoning ${u.reasoningTokens}`);
   if (u.totalTokens !== null) parts.push(`total ${u.totalTokens}`);
-  return parts.length === 0 ? 'none reported' : parts.join(', ');
+  // A usage event without token counts (a transcription billed by duration): reported, but no tokens to show.
+  return parts.length === 0 ? 'no token counts' : parts.join(', ');
 }
 
 function stopText(r: ResponseReport): string {

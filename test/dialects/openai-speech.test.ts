@@ -8,6 +8,7 @@ import t from 'tap';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 import type { DialectOption, UnifiedEvent } from '../../lib/events.js';
 import { sniffAudioMimeType } from '../../lib/dialects/openai-speech.js';
+import { createDiagnosis, formatReport } from '../../lib/doctor/index.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { runStage } from '../../lib/stage.js';
 import { fixture } from '../helpers/corpus.js';
@@ -176,5 +177,16 @@ t.test('two responses in one log: one final each', (t) => {
   const fs = finals(one + one);
   t.equal(fs.length, 2);
   t.ok(fs.every((f) => f.audio?.bytes === 3 && f.stopReason === 'end' && f.dialect === DIALECT));
+  t.end();
+});
+
+t.test('doctor: both fixtures are ok (no [DONE] is not a missing terminal here)', (t) => {
+  for (const name of ['mp3-crlf-done.sse', 'pcm-no-done.sse']) {
+    const d = createDiagnosis({ name });
+    d.push(fixture(`${DIALECT}/${name}`));
+    const text = formatReport(d.end());
+    t.match(text, /dialect openai-speech, 1 response/, name);
+    t.match(text, /result: ok/, name);
+  }
   t.end();
 });

@@ -8,6 +8,7 @@
 import t from 'tap';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 import type { DialectOption, UnifiedEvent } from '../../lib/events.js';
+import { createDiagnosis, formatReport } from '../../lib/doctor/index.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { runStage } from '../../lib/stage.js';
 import { fixture } from '../helpers/corpus.js';
@@ -175,5 +176,17 @@ t.test('two transcriptions in one log: one final each', (t) => {
       [DIALECT, 'Hi.', 'end'],
     ],
   );
+  t.end();
+});
+
+t.test('doctor: every fixture is ok; a duration-billed usage is reported without token counts', (t) => {
+  for (const name of ['spec-stream-logprobs.sse', 'diarized-duration-crlf.sse', 'done-text-longer.sse']) {
+    const d = createDiagnosis({ name });
+    d.push(fixture(`${DIALECT}/${name}`));
+    const text = formatReport(d.end());
+    t.match(text, /dialect openai-transcription, 1 response/, name);
+    t.match(text, /result: ok/, name);
+    if (name.startsWith('diarized')) t.match(text, /usage: no token counts/, name);
+  }
   t.end();
 });

@@ -22,9 +22,10 @@
  * (24 kHz 16-bit mono, `pcm`) has no signature: its type stays null, never
  * guessed. The type found is set on every delta of the response.
  */
-import type { Json, JsonObject } from '../events.js';
-import { doneEvent, errorEvent, isObject, num, obj, providerError, str, sum, usageEvent } from './helpers.js';
-import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
+import type { JsonObject } from '../events.js';
+import { doneEvent, obj, str, usageEvent } from './helpers.js';
+import { OpenAIAudioResponse, tokenUsage } from './openai-audio.js';
+import { defineDialect } from './types.js';
 
 export const SPEECH_PREFIX = 'speech.audio.';
 
@@ -45,71 +46,30 @@ export function sniffAudioMimeType(base64: string): string | null {
   return null;
 }
 
-class SpeechResponse implements ResponseHandler {
-  started = false;
+class SpeechResponse extends OpenAIAudioResponse {
   /** Undefined until the first delta with data was sniffed. */
   private mimeType: string | null | undefined = undefined;
 
-  constructor(private readonly ctx: DialectContext) {}
-
-  private begin(): void {
-    if (this.started) return;
-    this.started = true;
-    this.ctx.emit({ type: 'start', id: null, model: null });
-  }
-
-  onPayload(payload: Json): void {
-    if (!isObject(payload)) {
-      this.ctx.emit({ type: 'raw', event: payload });
-      return;
-    }
-    const type = str(payload['type']);
+  protected onEvent(type: string | undefined, payload: JsonObject): boolean {
     if (type === 'speech.audio.delta') {
       const audio = str(payload['audio']);
-      if (audio === undefined) return this.raw(payload);
+      if (audio === undefined) return false;
       this.begin();
       if (this.mimeType === undefined && audio.length > 0) this.mimeType = sniffAudioMimeType(audio);
       this.ctx.emit({ type: 'audio_delta', index: 0, mimeType: this.mimeType ?? null, data: audio });
-      return;
+      return true;
     }
     if (type === 'speech.audio.done') {
       this.begin();
       const usage = obj(payload['usage']);
       // A done of another shape is kept whole (the response still ends).
       if (usage === undefined || Object.keys(payload).some((k) => k !== 'type' && k !== 'usage')) this.raw(payload);
-      if (usage !== undefined) {
-        const input = num(usage['input_tokens']) ?? null;
-        const output = num(usage['output_tokens']) ?? null;
-        this.ctx.emit(
-          usageEvent(
-            { inputTokens: input, outputTokens: output, totalTokens: num(usage['total_tokens']) ?? sum(input, output), reasoningTokens: null, cachedInputTokens: null },
-            usage,
-          ),
-        );
-      }
+      if (usage !== undefined) this.ctx.emit(usageEvent(tokenUsage(usage), usage));
       this.ctx.emit(doneEvent('end', null));
-      return;
+      return true;
     }
-    if (type === 'error' || (type === undefined && isObject(payload['error']))) {
-      const err = providerError(payload);
-      this.begin();
-      this.ctx.emit(errorEvent(err?.code ?? 'provider_error', err?.message ?? 'provider error', true, payload));
-      this.ctx.emit(doneEvent('error', null));
-      return;
-    }
-    this.raw(payload);
+    return false;
   }
-
-  private raw(payload: JsonObject): void {
-    this.ctx.emit({ type: 'raw', event: payload });
-  }
-
-  onDoneSentinel(): void {
-    // `[DONE]` before `speech.audio.done`: not this dialect's terminal; the end of input reports the cut.
-    this.ctx.emit({ type: 'raw', event: '[DONE]' });
-  }
-
-  onIncomplete(): void {}
 }
 
 export const openaiSpeech = defineDialect({

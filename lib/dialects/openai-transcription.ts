@@ -35,9 +35,10 @@
  *   the deltas' text and lists the mismatch in `errors`, the done text being
  *   in the error's raw.
  */
-import type { Json, JsonObject, Usage } from '../events.js';
-import { doneEvent, errorEvent, isObject, num, obj, providerError, str, sum, usageEvent } from './helpers.js';
-import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
+import type { JsonObject, Usage } from '../events.js';
+import { doneEvent, errorEvent, obj, str, usageEvent } from './helpers.js';
+import { OpenAIAudioResponse, tokenUsage } from './openai-audio.js';
+import { defineDialect } from './types.js';
 
 export const TRANSCRIPT_PREFIX = 'transcript.text.';
 
@@ -49,37 +50,21 @@ export function transcriptionUsage(usage: JsonObject): Usage {
   if (kind !== undefined && kind !== 'tokens') {
     return { inputTokens: null, outputTokens: null, totalTokens: null, reasoningTokens: null, cachedInputTokens: null };
   }
-  const input = num(usage['input_tokens']) ?? null;
-  const output = num(usage['output_tokens']) ?? null;
-  return { inputTokens: input, outputTokens: output, totalTokens: num(usage['total_tokens']) ?? sum(input, output), reasoningTokens: null, cachedInputTokens: null };
+  return tokenUsage(usage);
 }
 
-class TranscriptionResponse implements ResponseHandler {
-  started = false;
+class TranscriptionResponse extends OpenAIAudioResponse {
   /** The deltas' concatenation so far. */
   private text = '';
 
-  constructor(private readonly ctx: DialectContext) {}
-
-  private begin(): void {
-    if (this.started) return;
-    this.started = true;
-    this.ctx.emit({ type: 'start', id: null, model: null });
-  }
-
-  onPayload(payload: Json): void {
-    if (!isObject(payload)) {
-      this.ctx.emit({ type: 'raw', event: payload });
-      return;
-    }
-    const type = str(payload['type']);
+  protected onEvent(type: string | undefined, payload: JsonObject): boolean {
     if (type === 'transcript.text.delta') {
       const delta = str(payload['delta']);
-      if (delta === undefined) return this.raw(payload);
+      if (delta === undefined) return false;
       this.begin();
       this.text += delta;
       if (delta !== '') this.ctx.emit({ type: 'text_delta', index: 0, text: delta, transcript: true });
-      return;
+      return true;
     }
     if (type === 'transcript.text.done') {
       this.begin();
@@ -105,30 +90,16 @@ class TranscriptionResponse implements ResponseHandler {
       }
       if (usage !== undefined) this.ctx.emit(usageEvent(transcriptionUsage(usage), usage));
       this.ctx.emit(doneEvent('end', null));
-      return;
+      return true;
     }
-    if (type === 'error' || (type === undefined && isObject(payload['error']))) {
-      const err = providerError(payload);
+    // transcript.text.segment (no unified segment event yet) and unknown transcript.text.* events: raw, in the response.
+    if (type?.startsWith(TRANSCRIPT_PREFIX) === true) {
       this.begin();
-      this.ctx.emit(errorEvent(err?.code ?? 'provider_error', err?.message ?? 'provider error', true, payload));
-      this.ctx.emit(doneEvent('error', null));
-      return;
+      this.raw(payload);
+      return true;
     }
-    // transcript.text.segment (no unified segment event yet), and anything unknown.
-    if (type?.startsWith(TRANSCRIPT_PREFIX) === true) this.begin();
-    this.raw(payload);
+    return false;
   }
-
-  private raw(payload: JsonObject): void {
-    this.ctx.emit({ type: 'raw', event: payload });
-  }
-
-  onDoneSentinel(): void {
-    // `[DONE]` before `transcript.text.done`: not this dialect's terminal; the end of input reports the cut.
-    this.ctx.emit({ type: 'raw', event: '[DONE]' });
-  }
-
-  onIncomplete(): void {}
 }
 
 export const openaiTranscription = defineDialect({

@@ -1,6 +1,6 @@
 /**
  * OpenAI text-to-speech over SSE (`/v1/audio/speech`, `stream_format: "sse"`).
- * No capture exists (../shared/spec/next-wire.md A4): the fixtures are
+ * No capture exists (the workplace's spec, shared/spec/next-wire.md A4): the fixtures are
  * hand-written from openai-openapi's SpeechAudioDeltaEvent /
  * SpeechAudioDoneEvent, one with CRLF and `[DONE]` as live probes report it.
  */

@@ -1,6 +1,6 @@
 /**
  * OpenAI speech-to-text over SSE (`/v1/audio/transcriptions`, `stream=true`).
- * No capture exists (../shared/spec/next-wire.md A4): the fixtures are the
+ * No capture exists (the workplace's spec, shared/spec/next-wire.md A4): the fixtures are the
  * API reference's own 32-frame streaming example (verbatim) and hand-written
  * streams in openai-openapi's TranscriptText* shapes (diarized segments and
  * duration usage with CRLF and [DONE]; a done text longer than the deltas').

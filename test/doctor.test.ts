@@ -202,6 +202,57 @@ t.test('unknown dialect', async (t) => {
   t.match(r.stdout, '  error unknown_dialect at byte 75 (end of input): could not tell the dialect from the first 3 payloads\n');
 });
 
+// fixtures/doctor/realtime-translation.jsonl is hand-written (no capture of
+// ours) from the message shapes of the workplace's spec, shared/spec/next-wire.md A1, "OpenAI
+// Realtime translation": session.created / session.updated with
+// session.type "translation", session.input_transcript.delta,
+// session.output_transcript.delta, session.output_audio.delta {delta,
+// sample_rate, channels, format: "pcm16", elapsed_ms}, session.closed.
+t.test('a stream the dialect reads nothing of (every payload raw): no_unified_events, a warning, never ok', async (t) => {
+  const buf = bytesOf('realtime-translation.jsonl');
+  const r = await run(['doctor', fx('realtime-translation.jsonl')]);
+  t.equal(r.code, 0, 'a warning: the stream is not broken');
+  t.match(r.stdout, 'dialect openai-realtime, 0 responses\n');
+  t.match(r.stdout, '  outside responses: raw 9\n');
+  t.match(r.stdout, `  warning no_unified_events at byte ${buf.length} (end of input): every payload was raw: the dialect reads nothing of this stream\n`);
+  t.match(r.stdout, '  result: 0 errors, 1 warning\n');
+  t.notMatch(r.stdout, 'result: ok');
+  const json = await run(['doctor', '--json', fx('realtime-translation.jsonl')]);
+  const parsed = JSON.parse(json.stdout) as JsonReport;
+  t.same(parsed.anomalies.map((a) => [a.code, a.severity]), [['no_unified_events', 'warning']]);
+
+  // A response cut off around raw payloads: incomplete_stream (an error) says more than this warning.
+  const cut = report(Buffer.from(
+    ['{"type":"session.created","session":{"id":"s1","model":"gpt-realtime"}}',
+      '{"type":"response.created","response":{"id":"r1","status":"in_progress","output":[]}}',
+      '{"type":"session.output_audio.delta","delta":"AAAA"}',
+      '{"type":"session.closed"}'].join('\n'),
+  ));
+  t.same(cut.responses.map((x) => x.anomalies.map((a) => a.code)), [['incomplete_stream']]);
+  t.same(cut.anomalies, []);
+});
+
+t.test('streams the dialect does read stay ok: no no_unified_events', async (t) => {
+  const clean = await run(['doctor', fx('clean-chat.sse')]);
+  t.match(clean.stdout, '  result: ok\n');
+  // An empty Chat answer: start, raw (the role chunk, [DONE]) and done, but the done carries the provider's finish_reason.
+  const empty = [
+    'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}',
+    'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}',
+    'data: [DONE]',
+    '',
+  ].join('\n\n');
+  const r = report(Buffer.from(empty));
+  t.same(r.responses[0]?.counts, { start: 1, raw: 2, done: 1 });
+  t.same(r.responses[0]?.anomalies, []);
+  t.same(r.anomalies, []);
+  // no dialect at all: unknown_dialect says it, not this warning
+  const unknown = await run(['doctor', fx('unknown.ndjson')]);
+  t.notMatch(unknown.stdout, 'no_unified_events');
+  const realtime = await run(['doctor', join(repoRoot, 'fixtures', 'openai-realtime', 'text-turn.jsonl')]);
+  t.notMatch(realtime.stdout, 'no_unified_events');
+});
+
 t.test('a dialect given that the payloads are not: dialect_mismatch is an error, not a provider error', async (t) => {
   const r = await run(['doctor', '--dialect', 'anthropic-messages', join(repoRoot, 'fixtures', 'openai-chat', 'text-usage.sse')]);
   t.equal(r.code, 1);

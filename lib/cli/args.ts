@@ -127,7 +127,8 @@ every anomaly found, with its byte offset and frame.
 
 Errors: the capture does not hold a complete, successful response.
 ${wrap('  ', codesOf('error'), '  ')}
-Warnings: the stream is well-formed, but a naive parser gets it wrong.
+Warnings: the stream is well-formed, but a naive parser gets it wrong, or
+the dialect reads nothing of it (every payload raw).
 ${wrap('  ', codesOf('warning'), '  ')}
 
 Options:

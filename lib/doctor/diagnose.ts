@@ -16,7 +16,7 @@ import type { SseHooks, Unframed } from '../framing/sse.js';
 import { isFinalDone } from '../accumulate/response.js';
 import { byPosition, finishChecks, type PayloadCheck } from './checks.js';
 import { createIndexReuseCheck } from './index-checks.js';
-import { anomaly, type Anomaly, type AnomalyCode, type InputReport } from './report.js';
+import { anomaly, type Anomaly, type AnomalyCode, type InputReport, type ResponseReport } from './report.js';
 import { ResponseCollector } from './responses.js';
 import { createSignatureCheck } from './signature-checks.js';
 import { TerminalWatch } from './terminal-checks.js';
@@ -40,6 +40,44 @@ export interface Diagnosis {
   end(): InputReport;
   /** A fatal framing error was met: the rest of the input cannot be framed. */
   readonly stopped: boolean;
+}
+
+/** Events every stream gets whatever the dialect understood of it: the response's frame, not its content. */
+const FRAME_EVENTS = new Set(['start', 'done', 'raw']);
+
+/**
+ * `no_unified_events`: a dialect took the stream, yet every event is `raw`
+ * (besides start and done, which say nothing of the content, unless the done
+ * carries the provider's own stop reason: an empty Chat answer ending in
+ * `finish_reason: "stop"` was read, it just said nothing). The pipeline
+ * reports no error for it (nothing was dropped), so without this line doctor
+ * would call a stream the dialect cannot read at all "ok": e.g. an OpenAI
+ * Realtime translation session, whose `session.*_transcript.delta` /
+ * `session.output_audio.delta` messages the realtime dialect keeps as raw.
+ * Not filed without a dialect (`unknown_dialect` already says it), when an
+ * error event was seen, nor after a fatal framing error (the errors say more).
+ */
+function noUnifiedEvents(
+  responses: readonly ResponseReport[],
+  outsideCounts: Record<string, number>,
+  judge: boolean,
+  end: Position,
+): Anomaly | null {
+  if (!judge) return null;
+  for (const r of responses) {
+    if (r.providerReason !== null || r.choiceStops.some((c) => c.providerReason !== null)) return null;
+  }
+  let raw = 0;
+  for (const counts of [outsideCounts, ...responses.map((r) => r.counts)]) {
+    for (const [type, n] of Object.entries(counts)) {
+      if (!FRAME_EVENTS.has(type)) return null;
+      if (type === 'raw') raw += n;
+    }
+  }
+  if (raw === 0) return null;
+  const a = anomaly('no_unified_events', 'every payload was raw: the dialect reads nothing of this stream', end);
+  a.atEnd = true;
+  return a;
 }
 
 const FATAL_CODES = new Set<AnomalyCode>(['frame_too_large', 'invalid_json_array']);
@@ -131,6 +169,8 @@ export function createDiagnosis(options: DiagnoseOptions): Diagnosis {
       const responses = collector.responses;
       finishChecks(checks, responses, outside);
       terminal.finish(responses, outside, end);
+      const allRaw = noUnifiedEvents(responses, collector.outsideCounts, dialects.length > 0 && fatal === null, end);
+      if (allRaw !== null) outside.push(allRaw);
       if (fatal !== null) outside.push(fatal);
       else if (frames === 0) {
         const why = bytes === 0 ? 'the input is empty' : (unframed as Unframed | null)?.message ?? 'no frames: nothing in the input is a stream event';

@@ -27,12 +27,15 @@ export type AnomalyCode =
   | 'signature_on_empty_part'
   | 'signature_on_function_call'
   | 'block_index_reuse'
-  | 'trailing_data';
+  | 'trailing_data'
+  // the stream is fine, but wirefold's dialect gets nothing out of it
+  | 'no_unified_events';
 
 /**
  * Errors mean the capture does not hold a complete, successful response
  * (cut off, corrupted, out of order, or failed at the provider); warnings mean
- * the stream is well-formed but holds a trap for simple parsers.
+ * the stream is well-formed but holds a trap for simple parsers, or that
+ * the dialect that took it reads nothing of it (every payload `raw`).
  */
 export const SEVERITY: Record<AnomalyCode, Severity> = {
   incomplete_stream: 'error',
@@ -54,6 +57,7 @@ export const SEVERITY: Record<AnomalyCode, Severity> = {
   signature_on_function_call: 'warning',
   block_index_reuse: 'warning',
   trailing_data: 'warning',
+  no_unified_events: 'warning',
 };
 
 export interface Anomaly {

@@ -325,6 +325,7 @@ const FILES: Record<string, string> = {
   "doctor/empty.sse": "",
   "doctor/gemini-bad-array.json": "gemini*1",
   "doctor/gemini-usage-signatures.sse": "gemini*3",
+  "doctor/realtime-translation.jsonl": "openai-realtime*9",
   "doctor/responses-gap.sse": "openai-responses*7",
   "doctor/unknown.ndjson": "-*3",
   "doctor/xai-messages-index-reuse.sse": "xai-messages*1 anthropic-messages*8",

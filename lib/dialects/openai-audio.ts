@@ -1,6 +1,7 @@
 /**
- * What OpenAI's two audio SSE dialects (openai-speech.ts,
- * openai-transcription.ts) share: one response per request, no id or model
+ * What OpenAI's audio SSE dialects (openai-speech.ts,
+ * openai-transcription.ts) and its image SSE dialect (openai-images.ts,
+ * the same shape of stream) share: one response per request, no id or model
  * on the wire, an error payload that ends it, `[DONE]` only after the
  * terminal event.
  */

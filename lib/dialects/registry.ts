@@ -11,6 +11,7 @@ import { gemini } from './gemini.js';
 import { geminiInteractions } from './gemini-interactions.js';
 import { geminiLive } from './gemini-live.js';
 import { openaiChat } from './openai-chat.js';
+import { openaiImages } from './openai-images.js';
 import { openaiRealtime } from './openai-realtime.js';
 import { openaiResponses } from './openai-responses.js';
 import { openaiSpeech } from './openai-speech.js';
@@ -32,9 +33,10 @@ import { xaiResponses } from './xai-responses.js';
  * - Realtime before Responses: `response.*` alone is ambiguous, Realtime's
  *   events are told by their ids (see detect.ts);
  * - Live before Gemini: Live sends `usageMetadata` too, next to its own keys;
- * - OpenAI's audio SSE (speech, transcription): told by their own `type`
- *   prefixes (`speech.audio.`, `transcript.text.`), which no other dialect
- *   claims; listed before the typed vocabularies all the same.
+ * - OpenAI's audio and image SSE (speech, transcription, images): told by
+ *   their own `type` prefixes (`speech.audio.`, `transcript.text.`,
+ *   `image_generation.` / `image_edit.`), which no other dialect claims;
+ *   listed before the typed vocabularies all the same.
  */
 export const DIALECTS = [
   xaiChat,
@@ -42,6 +44,7 @@ export const DIALECTS = [
   geminiInteractions,
   openaiSpeech,
   openaiTranscription,
+  openaiImages,
   xaiRealtime,
   openaiRealtime,
   xaiResponses,

@@ -553,6 +553,26 @@ t.test('every caller format with a target × every upstream format: the client a
           const batch = captures.slice(i, i + 4).map((c) => CALLERS[caller](g.url, c.model).catch((err: unknown) => err as Error));
           results.push(...(await Promise.all(batch)));
         }
+        // the same wire on both sides passes as it came: the client must see exactly what it sees
+        // from the upstream itself (its failures included: an upstream quirk reaches it unchanged)
+        if (caller === up) {
+          for (const [i, c] of captures.entries()) {
+            const direct = await CALLERS[caller](upstream.url, c.model).catch((err: unknown) => err as Error);
+            const seen = results[i]!;
+            if (direct instanceof Error || seen instanceof Error) {
+              t.equal(seen instanceof Error ? seen.message : 'no failure', direct instanceof Error ? direct.message : 'no failure', `${c.name}: the same failure as from the upstream`);
+            } else t.strictSame(seen, direct, `${c.name}: what the client sees from the upstream itself`);
+            ok++;
+          }
+          for (const c of captures) await untilLogged(g, (e) => e.msg === 'request' && e.caller === caller && e.model === c.model);
+          t.strictSame(
+            g.logs().filter((e) => e.msg === 'loss' && e.caller === caller),
+            [],
+            'nothing lost: no loss log line',
+          );
+          t.equal(ok, captures.length, 'every capture through the client');
+          return;
+        }
         for (const [i, c] of captures.entries()) {
           const seen = results[i]!;
           if (seen instanceof Error) {
@@ -618,17 +638,34 @@ t.test('the AI SDK providers as callers (streamText): the text and client tool c
           // the tools the response calls, declared with a schema that takes any input (no execute: the calls come back)
           const tools: ToolSet = {};
           for (const tc of want.toolCalls) tools[tc.name] = tool({ description: tc.name, inputSchema: jsonSchema({ type: 'object', additionalProperties: true }) });
-          const result = streamText({ model: AI_SDK[caller](gw(up).url, c.model), prompt: 'hi', tools, maxRetries: 0, onError: () => {} });
-          let text: string;
-          let calls: { name: string; arguments: Json }[];
-          try {
-            text = await result.text;
-            // the provider's own hosted calls (web search…) are not client calls
-            calls = (await result.toolCalls).filter((tc) => tc.providerExecuted !== true).map((tc) => ({ name: tc.toolName, arguments: tc.input as Json }));
-          } catch (err) {
-            t.fail(`${caller} via the AI SDK ← ${up}: ${c.name}: ${(err as Error).message}`);
+          const read = async (url: string): Promise<{ text: string; calls: { name: string; arguments: Json }[] } | Error> => {
+            const result = streamText({ model: AI_SDK[caller](url, c.model), prompt: 'hi', tools, maxRetries: 0, onError: () => {} });
+            try {
+              const text = await result.text;
+              // the provider's own hosted calls (web search…) are not client calls
+              const calls = (await result.toolCalls).filter((tc) => tc.providerExecuted !== true).map((tc) => ({ name: tc.toolName, arguments: tc.input as Json }));
+              return { text, calls };
+            } catch (err) {
+              return err as Error;
+            }
+          };
+          const got = await read(gw(up).url);
+          if (caller === up) {
+            // the same wire passes as it came: what the AI SDK reads from the upstream itself
+            const direct = await read(upstream.url);
+            t.strictSame(
+              got instanceof Error ? got.message : got,
+              direct instanceof Error ? direct.message : direct,
+              `${caller} via the AI SDK ← ${up}: ${c.name}: as from the upstream itself`,
+            );
+            checked++;
             continue;
           }
+          if (got instanceof Error) {
+            t.fail(`${caller} via the AI SDK ← ${up}: ${c.name}: ${got.message}`);
+            continue;
+          }
+          const { text, calls } = got;
           // the AI SDK does not keep a refusal apart from the text
           t.equal(text, want.text, `${caller} via the AI SDK ← ${up}: ${c.name}: text`);
           const cut = want.toolCalls.some((tc) => typeof tc.arguments === 'string');

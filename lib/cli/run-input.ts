@@ -14,7 +14,7 @@ import { makeAutoFramer, makeFramer } from '../framing/detect.js';
 import { resolveFramerOptions } from '../framing/options.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { SseHooks } from '../framing/sse.js';
-import { createGuardedEventsStage, createTextStage, errorFromEvent, fuseText, type TextTakingStage } from '../pipeline/create-stream.js';
+import { createGuardedEventsStage, createOutputStage, createTextStage, errorFromEvent, fuseText, type TextTakingStage } from '../pipeline/create-stream.js';
 import { makeFinalAccumulator } from '../accumulate/final.js';
 import { resolveLimits } from '../limits.js';
 import { chain, type Stage } from '../stage.js';
@@ -97,10 +97,14 @@ function makeStage(
   const finals = opts.out === 'final' || opts.out === 'rows';
   if (opts.to !== null) {
     // transcoding: what a response could not carry is told on stderr where it ends (--strict: it stops the run)
+    const onLoss = (r: LossReport): void => reportText(lossLine(r, opts.lossReport, file));
+    if (opts.audioOut === null && opts.filesOut === null) {
+      // createStream({ to })'s stage: a source already in the target wire passes as it came
+      return createOutputStage({ dialect: opts.dialect, framing: opts.framing, positions: opts.positions || opts.strict, strict: opts.strict, to: opts.to, onLoss });
+    }
     let events: Stage<Chunk, UnifiedEvent> = guarded;
     if (opts.audioOut !== null) events = chain(events, createAudioWriter(opts.audioOut, mediaPrefix(file, index)));
     if (opts.filesOut !== null) events = chain(events, createFileWriter(opts.filesOut, mediaPrefix(file, index)));
-    const onLoss = (r: LossReport): void => reportText(lossLine(r, opts.lossReport, file));
     return chain(events, makeEncoder({ to: opts.to, strict: opts.strict, onLoss }));
   }
   if (opts.audioOut === null && opts.filesOut === null) {

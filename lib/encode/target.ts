@@ -29,6 +29,11 @@ export interface TargetDefinitionOf<N extends string> {
   readonly headers?: Readonly<Record<string, string>>;
   /** The dialects whose signatures, citations and stop reasons this wire can carry as they came. */
   readonly family: readonly DialectName[];
+  /**
+   * The sources that already speak this wire, in this framing: createStream({ to }) writes their
+   * frames out as they came (a lossless pass-through) instead of encoding their events.
+   */
+  readonly passThrough?: { readonly dialects: readonly DialectName[]; readonly framing: 'sse' | 'json-array' };
   createResponse(ctx: TargetContext): TargetResponse;
   /** An error that belongs to no response (e.g. the input was not a stream), in this wire's error form. */
   writeError(ev: ErrorEvent, ctx: TargetContext): void;

@@ -6,15 +6,15 @@ import { makeFinalAccumulator } from '../accumulate/final.js';
 import type { FinalResult } from '../accumulate/types.js';
 import { AbortError, StreamError } from '../errors.js';
 import { CREATE_STREAM_OPTIONS } from './option-keys.js';
-import type { ErrorEvent, UnifiedEvent } from '../events.js';
+import type { ErrorEvent, Frame, UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
 import { chain, type Emit, type Stage } from '../stage.js';
 import { makeEventsStage } from './events-stage.js';
 import { resolveStreamOptions, type CreateStreamOptions, type OutputMode, type ResolvedStreamOptions, type StreamOutput } from './stream-options.js';
 import type { RawTextSink, TextSink } from '../dialects/types.js';
 import { StageTransform } from './transform.js';
-import { makeEncoder } from '../encode/encoder.js';
 import type { LossReport, TargetName } from '../encode/types.js';
+import { makeTranscoder } from './transcode.js';
 
 export type { CreateStreamOptions, OutputMode, StreamOutput } from './stream-options.js';
 
@@ -63,8 +63,8 @@ export function createGuardedEventsStage(options: CreateStreamOptions = {}): Gua
   return makeGuardedEventsStage(resolveStreamOptions(options, CREATE_STREAM_OPTIONS, 'createGuardedEventsStage()'));
 }
 
-export function makeGuardedEventsStage(options: ResolvedStreamOptions): GuardedEventsStage {
-  const inner = makeEventsStage(options);
+export function makeGuardedEventsStage(options: ResolvedStreamOptions, tap?: (frame: Frame) => void): GuardedEventsStage {
+  const inner = makeEventsStage(options, tap);
   const strict = options.strict;
   let failed = false;
   let out: Emit<UnifiedEvent> = () => {};
@@ -191,20 +191,9 @@ export function createOutputStage(options: CreateStreamOptions = {}): GuardedSta
 
 /** The fused stage from options already resolved. */
 export function makeOutputStage(options: ResolvedStreamOptions): GuardedStage<UnifiedEvent | FinalResult | string> {
+  if (options.to !== undefined) return makeTranscoder(options, options.to, makeGuardedEventsStage);
   const events = makeGuardedEventsStage(options);
-  if (options.to !== undefined) {
-    // transcoding: the events go straight into the target's encoder, in the same Transform
-    const encoder = makeEncoder({ to: options.to, strict: options.strict, onLoss: options.onLoss });
-    const fused = chain(events, encoder);
-    return {
-      push: fused.push,
-      end: fused.end,
-      abort(err, emit) {
-        events.abort(err, (ev) => encoder.push(ev, emit));
-        encoder.end(emit);
-      },
-    };
-  }
+  if (options.to !== undefined) return makeTranscoder(options, options.to, makeGuardedEventsStage);
   const mode = options.output;
   if (mode === 'events') return events;
   const next: TextTakingStage<FinalResult | string> = mode === 'final' ? makeFinalAccumulator(options.limits) : createTextStage();

@@ -83,8 +83,12 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
   return makeEventsStage(resolveEventsOptions(options));
 }
 
-/** The events stage from options already resolved. */
-export function makeEventsStage(options: ResolvedEventsOptions): EventsStage {
+/**
+ * The events stage from options already resolved. `tap` sees every frame before it is decoded
+ * (a same-wire transcode writes them out as they came); it needs `fastPath` off, whose templates
+ * take whole SSE events from the bytes without making a frame.
+ */
+export function makeEventsStage(options: ResolvedEventsOptions, tap?: (frame: Frame) => void): EventsStage {
   const { onFraming, framing } = options;
   const fast = options.fastPath;
   const hooks: SseHooks = {
@@ -108,6 +112,7 @@ export function makeEventsStage(options: ResolvedEventsOptions): EventsStage {
   const toNormalizer: Emit<ProviderEvent> = (pe) => normalizer.push(pe, out);
   const frames: Stage<Frame, UnifiedEvent> = {
     push(frame, emit) {
+      tap?.(frame);
       const n = decoder.number(frame);
       if (fast && frame.invalidUtf8At === undefined && normalizer.pushText(frame.data, n, frame.at, emit)) {
         const b = hook?.block;

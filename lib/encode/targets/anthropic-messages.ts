@@ -322,6 +322,7 @@ export const anthropicMessagesTarget = defineTarget({
   name: 'anthropic-messages',
   contentType: 'text/event-stream',
   family: FAMILY,
+  passThrough: { dialects: FAMILY, framing: 'sse' },
   createResponse,
   writeError(ev, ctx) {
     ctx.write(sseEvent('error', { type: 'error', error: { type: ev.code, message: ev.message } }));

@@ -503,6 +503,7 @@ export const geminiInteractionsTarget = defineTarget({
   name: 'gemini-interactions',
   contentType: 'text/event-stream',
   family: FAMILY,
+  passThrough: { dialects: FAMILY, framing: 'sse' },
   createResponse,
   writeError(ev, ctx) {
     errorEvent(ctx, ev);

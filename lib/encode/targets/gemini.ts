@@ -558,6 +558,7 @@ function definition<const N extends string>(name: N, framing: Framing) {
     name,
     contentType: framing === 'sse' ? 'text/event-stream' : 'application/json',
     family: FAMILY,
+    passThrough: { dialects: ['gemini'], framing },
     createResponse: (ctx) => createResponse(ctx, framing),
     writeError(ev, ctx) {
       writeChunk(ctx, framing, errorChunk(ev));

@@ -227,6 +227,7 @@ export const openaiChatTarget = defineTarget({
   name: 'openai-chat',
   contentType: 'text/event-stream',
   family: ['openai-chat', 'xai-chat'],
+  passThrough: { dialects: ['openai-chat', 'xai-chat'], framing: 'sse' },
   createResponse,
   writeError(ev, ctx) {
     ctx.write(sseData({ error: { message: ev.message, type: ev.code, code: ev.code } }));

@@ -687,6 +687,7 @@ export const openaiResponsesTarget = defineTarget({
   name: 'openai-responses',
   contentType: 'text/event-stream',
   family: FAMILY,
+  passThrough: { dialects: FAMILY, framing: 'sse' },
   createResponse,
   writeError(ev, ctx) {
     ctx.write(sseEvent('error', { type: 'error', sequence_number: 0, code: ev.code, message: ev.message, param: null }));

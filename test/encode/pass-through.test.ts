@@ -1,0 +1,83 @@
+/**
+ * createStream({ to }) of a source that already speaks the target wire: its
+ * frames are written out as they came (payloads byte for byte), so reading
+ * the output gives the very events of the input, and nothing is lost.
+ */
+import t from 'tap';
+import { isDeepStrictEqual } from 'node:util';
+import type { Frame, UnifiedEvent } from '../../lib/events.js';
+import { createOutputStage } from '../../lib/pipeline/create-stream.js';
+import { createFramer } from '../../lib/framing/detect.js';
+import { runStage } from '../../lib/stage.js';
+import type { LossReport, TargetName } from '../../lib/encode/types.js';
+import { corpusFiles, fixture } from '../helpers/corpus.js';
+import { fixedChunks } from '../helpers/chunks.js';
+
+const noAt = (events: UnifiedEvent[]): unknown[] => events.map(({ at: _at, ...rest }) => rest);
+
+function transcode(chunks: Buffer[], to: TargetName, extra: { dialect?: 'gemini' } = {}): { text: string; losses: LossReport[] } {
+  const losses: LossReport[] = [];
+  const stage = createOutputStage({ to, onLoss: (r) => losses.push(r), ...extra });
+  const out = runStage(stage, chunks) as string[];
+  return { text: out.join(''), losses };
+}
+
+const PASSING: [string, TargetName, 'sse' | 'json-array'][] = [
+  ['openai-chat', 'openai-chat', 'sse'],
+  ['xai-chat', 'openai-chat', 'sse'],
+  ['openai-responses', 'openai-responses', 'sse'],
+  ['xai-responses', 'openai-responses', 'sse'],
+  ['anthropic-messages', 'anthropic-messages', 'sse'],
+  ['gemini-sse', 'gemini', 'sse'],
+  ['gemini-json-array', 'gemini-json-array', 'json-array'],
+  ['gemini-interactions', 'gemini-interactions', 'sse'],
+];
+
+for (const [dir, to, framing] of PASSING) {
+  t.test(`${dir} → ${to}: the same payloads, the same events, nothing lost`, async (t) => {
+    const files = corpusFiles([dir]).filter((f) => f.name.endsWith(framing === 'sse' ? '.sse' : '.json'));
+    t.ok(files.length > 0, `${files.length} captures`);
+    for (const f of files) {
+      const { text, losses } = transcode([f.bytes], to);
+      const payloads = (bytes: Buffer | string): string[] => (runStage(createFramer(framing), [bytes]) as Frame[]).map((fr) => fr.data);
+      t.strictSame(payloads(text), payloads(f.bytes), `${f.name}: every payload byte for byte`);
+      const before = runStage(createOutputStage({ output: 'events' }), [f.bytes]) as UnifiedEvent[];
+      const after = runStage(createOutputStage({ output: 'events' }), [text]) as UnifiedEvent[];
+      t.ok(isDeepStrictEqual(noAt(after), noAt(before)), `${f.name}: the same events`);
+      t.strictSame(losses, [], `${f.name}: no loss report`);
+    }
+  });
+}
+
+t.test('the same output at every chunking (1-byte and 7-byte chunks)', async (t) => {
+  const bytes = fixture('quickstart/anthropic-tool-use.sse');
+  const whole = transcode([bytes], 'anthropic-messages').text;
+  t.equal(transcode(fixedChunks(bytes, 1), 'anthropic-messages').text, whole);
+  t.equal(transcode(fixedChunks(bytes, 7), 'anthropic-messages').text, whole);
+});
+
+t.test('a log of two wires: the response already in the target wire passes, the other is encoded', async (t) => {
+  const anthropic = fixture('quickstart/anthropic-tool-use.sse');
+  const chat = corpusFiles(['openai-chat']).find((f) => f.name.endsWith('openai-python--text-usage.sse'))!.bytes;
+  const log = Buffer.concat([anthropic, Buffer.from('\n'), chat]);
+  const { text, losses } = transcode([log], 'anthropic-messages');
+  const finals = runStage(createOutputStage({ output: 'final', dialect: 'anthropic-messages' }), [text]) as { text: string; dialect: string }[];
+  const originals = runStage(createOutputStage({ output: 'final' }), [log]) as { text: string }[];
+  t.equal(finals.length, 2);
+  t.strictSame(
+    finals.map((f) => f.text),
+    originals.map((f) => f.text),
+  );
+  t.ok(text.startsWith(anthropic.toString('utf8').split('\n\n')[0]!.replace(/\r/g, '')), 'the first response as it came');
+  t.ok(losses.every((r) => r.id !== null), 'reports only for the encoded response');
+});
+
+t.test('another framing is encoded, not passed: a Gemini JSON array into the gemini SSE wire', async (t) => {
+  const f = corpusFiles(['gemini-json-array']).find((c) => c.name.endsWith('llm-gemini--function-call.json'))!;
+  const { text } = transcode([f.bytes], 'gemini');
+  t.match(text, /^data: \{"candidates":/, 'SSE chunks, not the array');
+  t.notOk(text.startsWith('['));
+  const back = runStage(createOutputStage({ output: 'final', dialect: 'gemini' }), [text]) as { text: string; toolCalls: unknown[] }[];
+  const original = runStage(createOutputStage({ output: 'final' }), [f.bytes]) as { text: string; toolCalls: unknown[] }[];
+  t.strictSame(back.map((b) => [b.text, b.toolCalls]), original.map((o) => [o.text, o.toolCalls]));
+});

@@ -331,10 +331,10 @@ t.test('--audio-out writes each response\'s audio to its own file', async (t) =>
   t.equal(files.length, withAudio.length, 'one file per response with audio');
   t.same(
     files.map((f) => statSync(join(out, f)).size),
-    withAudio.map((f) => f.audio.bytes),
-    'file sizes equal the decoded byte counts of the finals',
+    withAudio.map((f) => 44 + f.audio.bytes),
+    'file sizes equal the decoded byte counts of the finals, after the 44-byte WAV header (test/cli-audio-out.test.ts)',
   );
-  t.match(files[0], /^01-audio-transcript\.json-001.*\.pcm$/);
+  t.match(files[0], /^01-audio-transcript\.json-001.*\.wav$/);
 });
 
 t.test('--progress draws a bar on stderr; not by default on a non-TTY', async (t) => {

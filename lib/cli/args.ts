@@ -181,6 +181,7 @@ ${TO_HELP}
   --loss-report <f>   --to: what a response lost, on stderr as one line of
                       text (default) or json; --strict fails on it instead
   --audio-out <dir>   write each response's audio to <dir>, one file each
+                      (raw PCM as WAV, other codecs as they came)
   --files-out <dir>   write the files a response generates (images, inline
                       data) to <dir>, one file each
   --progress          force the progress bar on stderr (default: only on a

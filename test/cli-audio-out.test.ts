@@ -1,0 +1,153 @@
+/**
+ * --audio-out writes a playable file: raw PCM (OpenAI Realtime's and Gemini's
+ * `audio/pcm`, Gemini's `audio/L16;codec=pcm;rate=24000`) as WAV, whose header
+ * is parsed here field by field; other codecs as they came.
+ */
+import t, { type Test } from 'tap';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { UnifiedEvent } from '../lib/events.js';
+import { createAudioWriter, pcmFormat } from '../lib/cli/media-out.js';
+import { runStage } from '../lib/stage.js';
+import { runCli } from './helpers/cli.js';
+import { repoRoot } from './helpers/corpus.js';
+
+interface Wav {
+  riffSize: number;
+  format: number;
+  channels: number;
+  sampleRate: number;
+  byteRate: number;
+  blockAlign: number;
+  bits: number;
+  dataSize: number;
+  data: Buffer;
+}
+
+/** The canonical 44-byte header the writer makes, checked tag by tag. */
+function parseWav(t: Test, file: Buffer): Wav {
+  t.equal(file.toString('latin1', 0, 4), 'RIFF');
+  t.equal(file.toString('latin1', 8, 12), 'WAVE');
+  t.equal(file.toString('latin1', 12, 16), 'fmt ');
+  t.equal(file.readUInt32LE(16), 16, 'fmt chunk of 16 bytes (PCM)');
+  t.equal(file.toString('latin1', 36, 40), 'data');
+  const dataSize = file.readUInt32LE(40);
+  return {
+    riffSize: file.readUInt32LE(4),
+    format: file.readUInt16LE(20),
+    channels: file.readUInt16LE(22),
+    sampleRate: file.readUInt32LE(24),
+    byteRate: file.readUInt32LE(28),
+    blockAlign: file.readUInt16LE(32),
+    bits: file.readUInt16LE(34),
+    dataSize,
+    data: file.subarray(44, 44 + dataSize),
+  };
+}
+
+const tmp = (): string => mkdtempSync(join(tmpdir(), 'wirefold-audio-out-'));
+
+t.test('Gemini Live audio (audio/pcm;rate=24000) is written as a valid WAV file', async (t) => {
+  const fixture = join(repoRoot, 'fixtures', 'gemini-live', 'audio-transcript.json');
+  const out = tmp();
+  const r = await runCli(['--out', 'final', '--audio-out', out, fixture]);
+  t.equal(r.code, 0);
+  const finals = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { audio: { bytes: number } | null });
+  const withAudio = finals.filter((f) => f.audio !== null);
+  t.equal(withAudio.length, 1);
+  const files = readdirSync(out);
+  t.equal(files.length, 1);
+  t.match(files[0], /^01-audio-transcript\.json-001.*\.wav$/);
+  const file = readFileSync(join(out, files[0]!));
+  const wav = parseWav(t, file);
+  t.equal(wav.format, 1, 'PCM');
+  t.equal(wav.channels, 1);
+  t.equal(wav.sampleRate, 24000, 'the rate= of the MIME type');
+  t.equal(wav.byteRate, 48000, 'rate × channels × 2 bytes');
+  t.equal(wav.blockAlign, 2);
+  t.equal(wav.bits, 16);
+  t.equal(wav.dataSize, withAudio[0]!.audio!.bytes, 'data chunk = the decoded bytes of the final');
+  t.equal(wav.riffSize, file.length - 8, 'RIFF size = file size - 8');
+  t.equal(file.length, 44 + wav.dataSize);
+  // The samples, as the fixture's inlineData parts carry them (read without the library), unchanged.
+  const text = readFileSync(fixture, 'utf8');
+  const parts = [...text.matchAll(/"mimeType": "audio\/pcm;rate=24000",\s*"data": "([^"]*)"/g)].map((m) => Buffer.from(m[1]!, 'base64'));
+  t.equal(parts.length, 3);
+  t.same(wav.data, Buffer.concat(parts), 'little-endian samples copied as received, no swap');
+});
+
+const start: UnifiedEvent = { type: 'start', id: 'r1', model: null };
+const done: UnifiedEvent = { type: 'done', stopReason: 'end', providerReason: null };
+const delta = (mimeType: string | null, bytes: number[]): UnifiedEvent => ({
+  type: 'audio_delta',
+  index: 0,
+  mimeType,
+  data: Buffer.from(bytes).toString('base64'),
+});
+
+/** Runs the writer over the events; the paths it wrote. */
+function write(events: UnifiedEvent[]): string[] {
+  const writer = createAudioWriter(tmp(), 'x');
+  runStage(writer, events);
+  return writer.files;
+}
+
+t.test('Gemini TTS audio/L16;codec=pcm;rate=16000: WAV at that rate, the sizes patched when the response ends', async (t) => {
+  const [path, ...rest] = write([start, delta('audio/L16;codec=pcm;rate=16000', [1, 0, 2, 0]), delta('audio/L16;codec=pcm;rate=16000', [3, 0]), done]);
+  t.same(rest, []);
+  t.match(path, /x-001-r1\.wav$/);
+  const file = readFileSync(path!);
+  const wav = parseWav(t, file);
+  t.same([wav.format, wav.channels, wav.sampleRate, wav.byteRate, wav.blockAlign, wav.bits], [1, 1, 16000, 32000, 2, 16]);
+  t.equal(wav.dataSize, 6);
+  t.equal(wav.riffSize, file.length - 8);
+  t.same(wav.data, Buffer.from([1, 0, 2, 0, 3, 0]));
+});
+
+t.test('a response cut off (no done) still gets its sizes at the end of the input; an odd byte count is padded', async (t) => {
+  const [path] = write([start, delta('audio/pcm', [1, 2, 3])]);
+  const file = readFileSync(path!);
+  const wav = parseWav(t, file);
+  t.equal(wav.sampleRate, 24000, 'no rate=: the 24 kHz of OpenAI Realtime and Gemini output');
+  t.equal(wav.dataSize, 3, 'the data size counts the audio, not the pad byte');
+  t.equal(file.length, 44 + 4, 'one pad byte: RIFF chunks are word-aligned');
+  t.equal(wav.riffSize, file.length - 8);
+});
+
+t.test('each response its own WAV file', async (t) => {
+  const files = write([start, delta('audio/pcm;rate=24000', [1, 0]), done, { ...start, id: 'r2' }, delta('audio/l16', [2, 0, 3, 0]), done]);
+  t.equal(files.length, 2);
+  t.same(files.map((f) => parseWav(t, readFileSync(f)).dataSize), [2, 4]);
+});
+
+t.test('other codecs keep their own container and extension', async (t) => {
+  const cases: [string | null, string][] = [
+    ['audio/flac', 'flac'],
+    ['audio/aac', 'aac'],
+    ['audio/mpeg', 'mp3'],
+    ['audio/ogg', 'ogg'],
+    ['audio/wav', 'wav'],
+    ['audio/pcmu', 'ulaw'],
+    [null, 'bin'],
+  ];
+  for (const [mime, ext] of cases) {
+    const [path] = write([start, delta(mime, [0x66, 0x4c, 0x61, 0x43]), done]);
+    t.match(path, new RegExp(`\\.${ext}$`), String(mime));
+    t.same(readFileSync(path!), Buffer.from([0x66, 0x4c, 0x61, 0x43]), `${String(mime)}: the bytes as they came, no header`);
+  }
+});
+
+t.test('pcmFormat: the rate= and channels= of a raw PCM MIME type, else 24000 Hz mono; never throws', async (t) => {
+  t.same(pcmFormat('audio/pcm'), { sampleRate: 24000, channels: 1 });
+  t.same(pcmFormat('audio/l16'), { sampleRate: 24000, channels: 1 });
+  t.same(pcmFormat('audio/pcm;rate=24000'), { sampleRate: 24000, channels: 1 });
+  t.same(pcmFormat('audio/L16;codec=pcm;rate=24000'), { sampleRate: 24000, channels: 1 });
+  t.same(pcmFormat('audio/L16; rate=8000; channels=2'), { sampleRate: 8000, channels: 2 });
+  for (const bad of ['audio/pcm;rate=', 'audio/pcm;rate=abc', 'audio/pcm;rate=0', 'audio/pcm;rate=-5', 'audio/pcm;rate=1e5', 'audio/pcm;rate=99999999999', 'audio/pcm;;=;rate']) {
+    t.same(pcmFormat(bad), { sampleRate: 24000, channels: 1 }, bad);
+  }
+  t.equal(pcmFormat('audio/mpeg'), null);
+  t.equal(pcmFormat('audio/wav'), null, 'already a container');
+  t.equal(pcmFormat(null), null);
+});

@@ -11,6 +11,7 @@ import { booleanOption, choiceOption, optionsObject } from '../options.js';
 import type { Emit, Stage } from '../stage.js';
 import { BEGIN, OUTSIDE, RESTART, ResponseTracker, isFinalDone } from '../accumulate/response.js';
 import { LossLedger } from './loss.js';
+import { loseNotice } from './notices.js';
 import { TARGETS, targetNames } from './registry.js';
 import type { TargetContext, TargetDefinitionOf, TargetResponse } from './target.js';
 import type { EncoderOptions, LossReport, TargetName } from './types.js';
@@ -94,8 +95,6 @@ export function makeEncoder(options: ResolvedEncoderOptions): Stage<UnifiedEvent
   };
 
   function outside(ev: UnifiedEvent): void {
-    if (ev.type === 'raw') ledger.lose('raw', 'provider events with no unified meaning');
-    else if (ev.type === 'session') ledger.lose('session', ev.kind);
-    else if (ev.type === 'tool_call_cancel') ledger.lose('tool_call_cancel', ev.ids.join(', '));
+    if (ev.type === 'raw' || ev.type === 'session' || ev.type === 'tool_call_cancel') loseNotice(ev, ledger);
   }
 }

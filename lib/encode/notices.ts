@@ -1,12 +1,28 @@
 /**
- * Realtime notices no response wire has a place for (a session's go_away /
- * resumption, calls the server cancelled): every target reports them lost
- * the same way.
+ * Events no response wire has a place for: provider events with no unified
+ * meaning (pings…), a realtime session's go_away / resumption, calls the
+ * server cancelled. Every target (and the encoder, between responses)
+ * reports them lost the same way.
  */
-import type { SessionEvent, ToolCallCancelEvent } from '../events.js';
+import type { DoneEvent, RawEvent, SessionEvent, ToolCallCancelEvent } from '../events.js';
 import type { TargetContext } from './target.js';
 
-export function loseNotice(ev: SessionEvent | ToolCallCancelEvent, ctx: TargetContext): void {
-  if (ev.type === 'session') ctx.lose('session', ev.kind);
+export function loseNotice(ev: RawEvent | SessionEvent | ToolCallCancelEvent, ctx: Pick<TargetContext, 'lose'>): void {
+  if (ev.type === 'raw') ctx.lose('raw', 'provider events with no unified meaning');
+  else if (ev.type === 'session') ctx.lose('session', ev.kind);
   else ctx.lose('tool_call_cancel', ev.ids.join(', '));
+}
+
+/**
+ * The stops of choices k > 0, which a one-choice wire has no place for: true
+ * for a choice's own `done` (nothing more to write), else the choices listed
+ * in the response's `done` are reported and false (write the response's end).
+ */
+export function loseOtherChoices(ev: DoneEvent, ctx: Pick<TargetContext, 'lose'>): boolean {
+  if (ev.choice !== undefined && ev.choice !== 0) {
+    ctx.lose('choice', `the stop reason of choice ${ev.choice}`);
+    return true;
+  }
+  for (const c of ev.choices ?? []) if (c.choice !== 0) ctx.lose('choice', `the stop reason of choice ${c.choice}`);
+  return false;
 }

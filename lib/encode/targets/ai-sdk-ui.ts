@@ -51,6 +51,7 @@
 import { assertNever, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { parseArguments } from '../../accumulate/tool-args.js';
 import { defineTarget, sseData, type TargetContext, type TargetResponse } from '../target.js';
+import { loseNotice, loseOtherChoices } from '../notices.js';
 
 const FAMILY = ['anthropic-messages', 'xai-messages'] as const;
 
@@ -307,22 +308,16 @@ function createResponse(ctx: TargetContext): TargetResponse {
         else ctx.lose('error', `${ev.code}: ${ev.message}`);
         return;
       case 'done':
-        if (ev.choice !== undefined && ev.choice !== 0) ctx.lose('choice', `the stop reason of choice ${ev.choice}`);
-        else {
-          for (const c of ev.choices ?? []) if (c.choice !== 0) ctx.lose('choice', `the stop reason of choice ${c.choice}`);
+        if (!loseOtherChoices(ev, ctx)) {
           // a failure the source gave no error event for still reaches the client's onError
           if (ev.stopReason === 'error' && !errorWritten) error('api_error', `the response ended with an error${ev.providerReason === null ? '' : ` (${ev.providerReason})`}`);
           finish(FINISH[ev.stopReason]);
         }
         return;
       case 'raw':
-        ctx.lose('raw', 'provider events with no unified meaning');
-        return;
       case 'session':
-        ctx.lose('session', ev.kind);
-        return;
       case 'tool_call_cancel':
-        ctx.lose('tool_call_cancel', ev.ids.join(', '));
+        loseNotice(ev, ctx);
         return;
       default:
         assertNever(ev);

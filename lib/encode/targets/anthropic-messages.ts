@@ -18,6 +18,7 @@
  */
 import { assertNever, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
+import { loseNotice, loseOtherChoices } from '../notices.js';
 
 const FAMILY = ['anthropic-messages', 'xai-messages'] as const;
 
@@ -289,20 +290,12 @@ function createResponse(ctx: TargetContext): TargetResponse {
         else ctx.lose('error', `${ev.code}: ${ev.message}`);
         return;
       case 'done':
-        if (ev.choice !== undefined && ev.choice !== 0) ctx.lose('choice', `the stop reason of choice ${ev.choice}`);
-        else {
-          for (const c of ev.choices ?? []) if (c.choice !== 0) ctx.lose('choice', `the stop reason of choice ${c.choice}`);
-          finish(ev.stopReason, ev.providerReason);
-        }
+        if (!loseOtherChoices(ev, ctx)) finish(ev.stopReason, ev.providerReason);
         return;
       case 'raw':
-        ctx.lose('raw', 'provider events with no unified meaning');
-        return;
       case 'session':
-        ctx.lose('session', ev.kind);
-        return;
       case 'tool_call_cancel':
-        ctx.lose('tool_call_cancel', ev.ids.join(', '));
+        loseNotice(ev, ctx);
         return;
       default:
         assertNever(ev);

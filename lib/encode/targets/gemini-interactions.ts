@@ -37,6 +37,7 @@
 import { assertNever, type CitationEvent, type ErrorEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { isObject } from '../../dialects/helpers.js';
 import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
+import { loseNotice } from '../notices.js';
 import { argumentsObject } from '../tool-args.js';
 
 const FAMILY = ['gemini-interactions'] as const;
@@ -478,13 +479,9 @@ function createResponse(ctx: TargetContext): TargetResponse {
         } else complete(status(ev.stopReason, ev.providerReason));
         return;
       case 'raw':
-        ctx.lose('raw', 'provider events with no unified meaning');
-        return;
       case 'session':
-        ctx.lose('session', ev.kind);
-        return;
       case 'tool_call_cancel':
-        ctx.lose('tool_call_cancel', ev.ids.join(', '));
+        loseNotice(ev, ctx);
         return;
       default:
         assertNever(ev);

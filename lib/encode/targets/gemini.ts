@@ -45,6 +45,7 @@
 import { assertNever, type CitationEvent, type DoneChoice, type ErrorEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { isObject } from '../../dialects/helpers.js';
 import { defineTarget, type TargetContext, type TargetResponse } from '../target.js';
+import { loseNotice } from '../notices.js';
 import { argumentsObject } from '../tool-args.js';
 
 const FAMILY = ['gemini', 'gemini-live'] as const;
@@ -532,13 +533,9 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
         else finish({ choice: 0, stopReason: ev.stopReason, providerReason: ev.providerReason });
         return;
       case 'raw':
-        ctx.lose('raw', 'provider events with no unified meaning');
-        return;
       case 'session':
-        ctx.lose('session', ev.kind);
-        return;
       case 'tool_call_cancel':
-        ctx.lose('tool_call_cancel', ev.ids.join(', '));
+        loseNotice(ev, ctx);
         return;
       default:
         assertNever(ev);

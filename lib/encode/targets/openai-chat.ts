@@ -14,6 +14,7 @@
  */
 import { assertNever, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { defineTarget, sseData, type TargetContext, type TargetResponse } from '../target.js';
+import { loseNotice } from '../notices.js';
 
 const FINISH: Record<StopReason, string | null> = {
   end: 'stop',
@@ -200,13 +201,9 @@ function createResponse(ctx: TargetContext): TargetResponse {
         return;
       }
       case 'raw':
-        ctx.lose('raw', 'provider events with no unified meaning');
-        return;
       case 'session':
-        ctx.lose('session', ev.kind);
-        return;
       case 'tool_call_cancel':
-        ctx.lose('tool_call_cancel', ev.ids.join(', '));
+        loseNotice(ev, ctx);
         return;
       default:
         assertNever(ev);

@@ -66,7 +66,7 @@
  *   (`raw`).
  */
 import { assertNever, type CitationEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
-import { loseNotice } from '../notices.js';
+import { loseNotice, loseOtherChoices } from '../notices.js';
 import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
 
 const FAMILY = ['openai-responses', 'xai-responses'] as const;
@@ -655,14 +655,10 @@ function createResponse(ctx: TargetContext): TargetResponse {
         } else ctx.lose('error', `${ev.code}: ${ev.message}`);
         return;
       case 'done':
-        if (ev.choice !== undefined && ev.choice !== 0) ctx.lose('choice', `the stop reason of choice ${ev.choice}`);
-        else {
-          for (const c of ev.choices ?? []) if (c.choice !== 0) ctx.lose('choice', `the stop reason of choice ${c.choice}`);
-          finish(ev.stopReason, ev.providerReason);
-        }
+        if (!loseOtherChoices(ev, ctx)) finish(ev.stopReason, ev.providerReason);
         return;
       case 'raw':
-        if (!(carryHosted && hostedItem(ev.event))) ctx.lose('raw', 'provider events with no unified meaning');
+        if (!(carryHosted && hostedItem(ev.event))) loseNotice(ev, ctx);
         return;
       case 'session':
       case 'tool_call_cancel':

@@ -87,27 +87,21 @@ function makeStage(
     };
     return opts.framing === 'auto' ? makeAutoFramer(o, undefined, hooks) : makeFramer(opts.framing, o, hooks);
   }
-  const guarded = createGuardedEventsStage({
+  const read = {
     dialect: opts.dialect,
     framing: opts.framing,
     // --strict names where the error happened, so it always tracks positions.
     positions: opts.positions || opts.strict,
     strict: opts.strict,
-  });
+  };
+  const media = opts.audioOut !== null || opts.filesOut !== null;
+  // transcoding: what a response could not carry is told on stderr where it ends (--strict: it stops the run)
+  const onLoss = (r: LossReport): void => reportText(lossLine(r, opts.lossReport, file));
+  // createStream({ to })'s stage: a source already in the target wire passes as it came
+  if (opts.to !== null && !media) return createOutputStage({ ...read, to: opts.to, onLoss });
+  const guarded = createGuardedEventsStage(read);
   const finals = opts.out === 'final' || opts.out === 'rows';
-  if (opts.to !== null) {
-    // transcoding: what a response could not carry is told on stderr where it ends (--strict: it stops the run)
-    const onLoss = (r: LossReport): void => reportText(lossLine(r, opts.lossReport, file));
-    if (opts.audioOut === null && opts.filesOut === null) {
-      // createStream({ to })'s stage: a source already in the target wire passes as it came
-      return createOutputStage({ dialect: opts.dialect, framing: opts.framing, positions: opts.positions || opts.strict, strict: opts.strict, to: opts.to, onLoss });
-    }
-    let events: Stage<Chunk, UnifiedEvent> = guarded;
-    if (opts.audioOut !== null) events = chain(events, createAudioWriter(opts.audioOut, mediaPrefix(file, index)));
-    if (opts.filesOut !== null) events = chain(events, createFileWriter(opts.filesOut, mediaPrefix(file, index)));
-    return chain(events, makeEncoder({ to: opts.to, strict: opts.strict, onLoss }));
-  }
-  if (opts.audioOut === null && opts.filesOut === null) {
+  if (!media) {
     // as createStream: text deltas go straight into the final result / text output
     if (finals) return fuseText(guarded, makeFinalAccumulator(resolveLimits({})));
     if (opts.out === 'text') return fuseText(guarded, textReportingErrors(report));
@@ -116,6 +110,7 @@ function makeStage(
   let events: Stage<Chunk, UnifiedEvent> = guarded;
   if (opts.audioOut !== null) events = chain(events, createAudioWriter(opts.audioOut, mediaPrefix(file, index)));
   if (opts.filesOut !== null) events = chain(events, createFileWriter(opts.filesOut, mediaPrefix(file, index)));
+  if (opts.to !== null) return chain(events, makeEncoder({ to: opts.to, strict: opts.strict, onLoss }));
   if (finals) return chain(events, makeFinalAccumulator(resolveLimits({})));
   if (opts.out === 'text') return chain(events, textReportingErrors(report));
   return events;

@@ -79,6 +79,8 @@ export interface Usage {
   reasoningTokens: number | null;
   /** Prompt tokens read from cache. */
   cachedInputTokens: number | null;
+  /** Seconds of audio billed, for a transcription billed by time (never turned into tokens); absent otherwise. */
+  durationSeconds?: number;
 }
 
 export interface StartEvent extends EventBase {
@@ -195,6 +197,8 @@ export interface UsageEvent extends EventBase, Usage {
 }
 export interface DoneEvent extends EventBase {
   type: 'done';
+  /** The language a transcription names at its end (OpenAI's `languages[0].code`), when it does. */
+  language?: string;
   stopReason: StopReason;
   /** The provider's own reason string (finish_reason, stop_reason, status…), or null. */
   providerReason: string | null;
@@ -250,6 +254,47 @@ export interface SessionEvent extends EventBase {
   resumable?: boolean | null;
 }
 
+/**
+ * What the user said, transcribed (Realtime translation's
+ * `session.input_transcript.delta`, Live's `inputTranscription`): kept apart
+ * from the model's own text and transcripts (the final's `inputTranscript`).
+ */
+export interface InputTranscriptEvent extends EventBase {
+  type: 'input_transcript';
+  text: string;
+  /** The language the provider names for it (Live's `languageCode`), when it does. */
+  language?: string;
+}
+/**
+ * A finished piece of a transcript with its times and speaker (OpenAI's
+ * diarized `transcript.text.segment`, an xAI STT utterance ended by
+ * `speech_final`): its text also came as `text_delta`s.
+ */
+export interface SegmentEvent extends EventBase {
+  type: 'segment';
+  /** The segment id, when the wire gives one. */
+  id?: string;
+  text: string;
+  /** Seconds from the start of the audio. */
+  start?: number;
+  end?: number;
+  speaker?: string;
+  /** Audio channel (xAI multichannel `channel_index`). */
+  channel?: number;
+}
+/**
+ * Something the provider says that is neither content nor an error (Lyria's
+ * `filteredPrompt`: a prompt it did not use, the music goes on).
+ */
+export interface NoticeEvent extends EventBase {
+  type: 'notice';
+  code: string;
+  message: string;
+  /** The provider's own object. */
+  raw: Json;
+}
+
+
 export type UnifiedEvent =
   | StartEvent
   | TextDeltaEvent
@@ -267,7 +312,10 @@ export type UnifiedEvent =
   | RawEvent
   | AudioDeltaEvent
   | ToolCallCancelEvent
-  | SessionEvent;
+  | SessionEvent
+  | InputTranscriptEvent
+  | SegmentEvent
+  | NoticeEvent;
 
 export type UnifiedEventType = UnifiedEvent['type'];
 

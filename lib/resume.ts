@@ -175,6 +175,9 @@ export function createResumeTracker(): ResumeTracker {
       case 'file':
       case 'tool_call_cancel':
       case 'session':
+      case 'input_transcript':
+      case 'segment':
+      case 'notice':
         break; // nothing to track
       default:
         assertNever(ev);
@@ -473,6 +476,9 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
       case 'file':
       case 'tool_call_cancel':
       case 'session':
+      case 'input_transcript':
+      case 'segment':
+      case 'notice':
         return false;
       default:
         return assertNever(ev);

@@ -16,6 +16,14 @@ export function base64DecodedBytes(data: string): number {
   return Math.floor((n * 3) / 4);
 }
 
+/** The `rate=` parameter of a MIME type (`audio/L16;codec=pcm;rate=24000`), when it is a positive integer. */
+export function rateOf(mimeType: string | null): number | undefined {
+  if (mimeType === null) return undefined;
+  const m = /;\s*rate\s*=\s*"?(\d{1,9})"?\s*(?:;|$)/i.exec(mimeType);
+  const n = m === null ? 0 : Number(m[1]);
+  return n > 0 ? n : undefined;
+}
+
 export class AudioTotals {
   private seen = false;
   private mimeType: string | null = null;
@@ -29,7 +37,9 @@ export class AudioTotals {
   }
 
   result(): FinalAudio | null {
-    return this.seen ? { mimeType: this.mimeType, bytes: this.bytes } : null;
+    if (!this.seen) return null;
+    const sampleRate = rateOf(this.mimeType);
+    return sampleRate === undefined ? { mimeType: this.mimeType, bytes: this.bytes } : { mimeType: this.mimeType, sampleRate, bytes: this.bytes };
   }
 
   reset(): void {

@@ -7,8 +7,8 @@
  * belong to no response are handled so:
  * - `raw`, `session`, `tool_call_cancel`: not reflected in any final;
  * - a `file` flagged `partial` (a preview): not in the final either;
- * - `error` and `usage` while no response is open: carried into the next
- *   response's final; errors left when input ends make one final of their
+ * - `error`, `usage` and `input_transcript` while no response is open:
+ *   carried into the next response's final; errors left when input ends make one final of their
  *   own (no dialect, no content, stopReason `error`), so final mode never
  *   drops them; a usage left alone appears in no final.
  *
@@ -36,7 +36,9 @@ import type {
   FinalChoice,
   FinalCitation,
   FinalError,
+  FinalNotice,
   FinalResult,
+  FinalSegment,
   FinalToolCall,
   ReasoningContentBlock,
   ToolCallContentBlock,
@@ -139,6 +141,10 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
   let choices: ChoiceState[] = [newChoice()];
   let errors: FinalError[] = [];
   let usage: UsageEvent | null = null;
+  // Transcription extras: none until their events come (the final then has the field).
+  let inputTranscript: string[] | null = null;
+  let segments: FinalSegment[] | null = null;
+  let notices: FinalNotice[] | null = null;
   const signatures = new SignatureList();
   const audio = new AudioTotals();
   const text = new TextStore(maxTextBytes, counter, (block) => choiceState(block.choice).content.push(block));
@@ -151,6 +157,7 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
   // Seen while no response was open; carried into the next one.
   let pendingErrors: FinalError[] = [];
   let pendingUsage: UsageEvent | null = null;
+  let pendingInput: string[] = [];
 
   function choiceState(k: number): ChoiceState {
     while (choices.length <= k) {
@@ -172,6 +179,10 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
       usage = pendingUsage;
       pendingUsage = null;
     }
+    if (pendingInput.length > 0) {
+      inputTranscript = pendingInput;
+      pendingInput = [];
+    }
   }
 
   function reset(): void {
@@ -181,6 +192,9 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
     choices = [newChoice()];
     errors = [];
     usage = null;
+    inputTranscript = null;
+    segments = null;
+    notices = null;
     signatures.reset();
     audio.reset();
     text.reset();
@@ -188,7 +202,7 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
     counter.reset();
   }
 
-  function build(stopReason: StopReason, providerReason: string | null): FinalResult {
+  function build(stopReason: StopReason, providerReason: string | null, language?: string): FinalResult {
     tools.finishAll();
     const built = choices.map((state, k) =>
       k === 0 ? buildChoice(state, stopReason, providerReason) : buildChoice(state, state.stopReason, state.providerReason),
@@ -211,6 +225,10 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
       errors,
       audio: audio.result(),
     };
+    if (inputTranscript !== null) result.inputTranscript = inputTranscript.join('');
+    if (segments !== null) result.segments = segments;
+    if (language !== undefined) result.language = language;
+    if (notices !== null) result.notices = notices;
     if (built.length > 1) result.choices = built;
     return result;
   }
@@ -322,7 +340,7 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
               state.providerReason = c.providerReason;
             }
           }
-          const result = build(ev.stopReason, ev.providerReason);
+          const result = build(ev.stopReason, ev.providerReason, ev.language);
           reset();
           emit(result);
         } else {
@@ -331,6 +349,24 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
           state.stopReason = ev.stopReason;
           state.providerReason = ev.providerReason;
         }
+        return;
+      case 'input_transcript':
+        if (step === OUTSIDE) pendingInput.push(ev.text);
+        else (inputTranscript ??= []).push(ev.text);
+        return;
+      case 'segment': {
+        counter.add();
+        const seg: FinalSegment = { text: ev.text };
+        if (ev.id !== undefined) seg.id = ev.id;
+        if (ev.start !== undefined) seg.start = ev.start;
+        if (ev.end !== undefined) seg.end = ev.end;
+        if (ev.speaker !== undefined) seg.speaker = ev.speaker;
+        if (ev.channel !== undefined) seg.channel = ev.channel;
+        (segments ??= []).push(seg);
+        return;
+      }
+      case 'notice':
+        (notices ??= []).push({ code: ev.code, message: ev.message });
         return;
       case 'raw':
       case 'session':
@@ -381,6 +417,7 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
           emit(result);
         }
         pendingUsage = null;
+        pendingInput = [];
         return;
       }
       const result = buildFailed('incomplete_stream', 'input ended before the response was done');

@@ -4,9 +4,10 @@
  *
  * - `raw`, `session` and `tool_call_cancel` never open a response: realtime
  *   logs carry them between responses.
- * - `error` and `usage` arriving while no response is open do not open one
- *   either (an `invalid_json` between responses, a late usage message): they
- *   are OUTSIDE, and the accumulators carry them into the next response.
+ * - `error`, `usage` and `input_transcript` arriving while no response is
+ *   open do not open one either (an `invalid_json` between responses, a late
+ *   usage message, the user speaking before the model answers): they are
+ *   OUTSIDE, and the accumulators carry them into the next response.
  * - Any other event opens a response when none is open; `done` without
  *   `choice` (or with `choice: 0`) closes it. A response of several choices
  *   has one such `done` (its `choices` give each choice's stop reason); a
@@ -45,6 +46,7 @@ export class ResponseTracker {
       case 'tool_call_cancel':
       case 'error':
       case 'usage':
+      case 'input_transcript':
         return this.open ? INSIDE : OUTSIDE;
       case 'start':
         if (this.open) {
@@ -75,6 +77,8 @@ export class ResponseTracker {
       case 'file':
       case 'signature':
       case 'audio_delta':
+      case 'segment':
+      case 'notice':
         if (this.open) return INSIDE;
         this.open = true;
         return BEGIN;

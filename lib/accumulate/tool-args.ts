@@ -244,6 +244,9 @@ export function createToolArgsAccumulator(options: ToolArgsAccumulatorOptions = 
         case 'citation':
         case 'file':
         case 'session':
+        case 'input_transcript':
+        case 'segment':
+        case 'notice':
         case 'raw':
           break; // passes through
         default:

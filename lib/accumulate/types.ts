@@ -85,8 +85,26 @@ export interface FinalError {
 export interface FinalAudio {
   /** MIME type of the first audio delta that named one. */
   mimeType: string | null;
+  /** Samples per second, when the MIME type says (`rate=`: raw PCM). */
+  sampleRate?: number;
   /** Decoded byte count of all audio deltas (computed from the base64 length). */
   bytes: number;
+}
+
+/** A finished piece of a transcript (see the `segment` event). */
+export interface FinalSegment {
+  id?: string;
+  text: string;
+  start?: number;
+  end?: number;
+  speaker?: string;
+  channel?: number;
+}
+
+/** A provider notice (see the `notice` event). */
+export interface FinalNotice {
+  code: string;
+  message: string;
 }
 
 /** What one choice produced (OpenAI Chat `n > 1`). */
@@ -124,6 +142,14 @@ export interface FinalResult {
   signatures: FinalSignature[];
   errors: FinalError[];
   audio: FinalAudio | null;
+  /** What the user said, transcribed (`input_transcript` events), only when some came. */
+  inputTranscript?: string;
+  /** Transcript segments (`segment` events), only when some came. */
+  segments?: FinalSegment[];
+  /** The transcript's language, only when the `done` names it. */
+  language?: string;
+  /** Provider notices (`notice` events), only when some came. */
+  notices?: FinalNotice[];
   /** Only when events of a choice k > 0 were seen: one entry per choice, `choices[k]` is choice k. */
   choices?: FinalChoice[];
 }

@@ -20,6 +20,8 @@ export function usageOf(ev: UsageEvent): Usage {
     totalTokens: ev.totalTokens,
     reasoningTokens: ev.reasoningTokens,
     cachedInputTokens: ev.cachedInputTokens,
+    // Only a usage billed by time has it (a final of token usage keeps its five fields).
+    ...(ev.durationSeconds === undefined ? {} : { durationSeconds: ev.durationSeconds }),
   };
 }
 

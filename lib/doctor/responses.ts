@@ -150,6 +150,9 @@ export class ResponseCollector {
       case 'file':
       case 'tool_call_cancel':
       case 'session':
+      case 'input_transcript':
+      case 'segment':
+      case 'notice':
       case 'raw':
         break; // counted above
       default:

@@ -95,6 +95,14 @@ export function makeEncoder(options: ResolvedEncoderOptions): Stage<UnifiedEvent
   };
 
   function outside(ev: UnifiedEvent): void {
-    if (ev.type === 'raw' || ev.type === 'session' || ev.type === 'tool_call_cancel') loseNotice(ev, ledger);
+    switch (ev.type) {
+      case 'raw':
+      case 'session':
+      case 'tool_call_cancel':
+      case 'input_transcript':
+      case 'segment':
+      case 'notice':
+        loseNotice(ev, ledger);
+    }
   }
 }

@@ -4,12 +4,18 @@
  * server cancelled. Every target (and the encoder, between responses)
  * reports them lost the same way.
  */
-import type { DoneEvent, RawEvent, SessionEvent, ToolCallCancelEvent } from '../events.js';
+import type { DoneEvent, InputTranscriptEvent, NoticeEvent, RawEvent, SegmentEvent, SessionEvent, ToolCallCancelEvent } from '../events.js';
 import type { TargetContext } from './target.js';
 
-export function loseNotice(ev: RawEvent | SessionEvent | ToolCallCancelEvent, ctx: Pick<TargetContext, 'lose'>): void {
+export function loseNotice(
+  ev: RawEvent | SessionEvent | ToolCallCancelEvent | InputTranscriptEvent | SegmentEvent | NoticeEvent,
+  ctx: Pick<TargetContext, 'lose'>,
+): void {
   if (ev.type === 'raw') ctx.lose('raw', 'provider events with no unified meaning');
   else if (ev.type === 'session') ctx.lose('session', ev.kind);
+  else if (ev.type === 'input_transcript') ctx.lose('input_transcript', "the user's speech transcribed");
+  else if (ev.type === 'segment') ctx.lose('segment', "transcript segments' times and speakers (their text is carried)");
+  else if (ev.type === 'notice') ctx.lose('notice', ev.code);
   else ctx.lose('tool_call_cancel', ev.ids.join(', '));
 }
 

@@ -30,6 +30,9 @@ export type LossKind =
   | 'usage'
   | 'session'
   | 'tool_call_cancel'
+  | 'input_transcript'
+  | 'segment'
+  | 'notice'
   | 'response_id'
   | 'raw';
 

@@ -42,7 +42,7 @@ export function eventLine(e: UnifiedEvent, { refusal = false }: LineOptions = {}
       s = `signature ${e.index} ${e.kind} ${e.signature}`;
       break;
     case 'usage':
-      s = `usage in=${e.inputTokens} out=${e.outputTokens} total=${e.totalTokens} reasoning=${e.reasoningTokens} cached=${e.cachedInputTokens}`;
+      s = `usage in=${e.inputTokens} out=${e.outputTokens} total=${e.totalTokens} reasoning=${e.reasoningTokens} cached=${e.cachedInputTokens}${e.durationSeconds === undefined ? '' : ` seconds=${e.durationSeconds}`}`;
       break;
     case 'done':
       s = `done ${e.stopReason} ${e.providerReason}`;
@@ -52,6 +52,15 @@ export function eventLine(e: UnifiedEvent, { refusal = false }: LineOptions = {}
       break;
     case 'raw':
       s = `raw ${isObj(e.event) ? String(e.event['type']) : JSON.stringify(e.event)}`;
+      break;
+    case 'input_transcript':
+      s = `input ${JSON.stringify(e.text)}${e.language === undefined ? '' : ` ${e.language}`}`;
+      break;
+    case 'segment':
+      s = `segment ${e.id ?? ''} ${e.start ?? ''}-${e.end ?? ''} ${e.speaker ?? ''} ${JSON.stringify(e.text)}`;
+      break;
+    case 'notice':
+      s = `notice ${e.code} ${JSON.stringify(e.message)}`;
       break;
     default:
       s = e.type;

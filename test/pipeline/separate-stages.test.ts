@@ -153,6 +153,9 @@ const UNIFIED_TYPES: Record<UnifiedEventType, true> = {
   audio_delta: true,
   tool_call_cancel: true,
   session: true,
+  input_transcript: true,
+  segment: true,
+  notice: true,
 };
 
 /** Null when `x` and everything in it is plain data (objects of Object.prototype, arrays, primitives); else where not. */

@@ -317,6 +317,9 @@ function createResponse(ctx: TargetContext): TargetResponse {
       case 'raw':
       case 'session':
       case 'tool_call_cancel':
+      case 'input_transcript':
+      case 'segment':
+      case 'notice':
         loseNotice(ev, ctx);
         return;
       default:

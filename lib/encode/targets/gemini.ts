@@ -535,6 +535,9 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
       case 'raw':
       case 'session':
       case 'tool_call_cancel':
+      case 'input_transcript':
+      case 'segment':
+      case 'notice':
         loseNotice(ev, ctx);
         return;
       default:

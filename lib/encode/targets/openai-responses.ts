@@ -662,6 +662,9 @@ function createResponse(ctx: TargetContext): TargetResponse {
         return;
       case 'session':
       case 'tool_call_cancel':
+      case 'input_transcript':
+      case 'segment':
+      case 'notice':
         loseNotice(ev, ctx);
         return;
       default:

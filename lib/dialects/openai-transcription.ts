@@ -11,20 +11,21 @@
  *   event (as in Chat Completions); the done event repeats every token's
  *   logprob and is passed on as `raw` when it carries them (below).
  * - `transcript.text.segment {id, start, end, speaker, text}` (diarization)
- *   → `raw`: the unified vocabulary has no segment event yet.
+ *   → `segment` (its text came as deltas too); one without text → `raw`.
  * - `transcript.text.done {text, logprobs?, languages?, usage?}` → `raw` of
- *   the payload when it carries more than `type`, `text` and `usage`
- *   (`logprobs`, `languages`) or a text or usage of another shape; then the text reconciliation below; then
- *   `usage`; then `done` (stopReason `end`, providerReason null: the wire
- *   gives no reason).
+ *   the payload when it carries more than `type`, `text`, `usage` and one
+ *   language (`logprobs`, several `languages`) or a text or usage of another
+ *   shape; then the text reconciliation below; then `usage`; then `done`
+ *   (stopReason `end`, providerReason null: the wire gives no reason) with
+ *   `language`, the first of `languages[].code`.
  * - an error payload → terminal `error`, `done` with stopReason `error`;
  *   anything else → `raw`.
  *
  * Usage is a union: `{type: "tokens", input_tokens, input_token_details,
  * output_tokens, total_tokens}` (also without `type`, as the spec's own
  * streaming example sends it) gives token counts; `{type: "duration",
- * seconds}` gives a usage event with every count null, the seconds only in
- * its `raw`: a duration is never turned into tokens.
+ * seconds}` gives a usage event with every count null and `durationSeconds`
+ * (also in its `raw`): a duration is never turned into tokens.
  *
  * The done `text` is authoritative. Text events cannot be taken back, so:
  * - the deltas' concatenation is a prefix of it (no deltas at all, or the
@@ -36,13 +37,14 @@
  *   in the error's raw.
  */
 import type { JsonObject, Usage } from '../events.js';
-import { doneEvent, errorEvent, obj, str, usageEvent } from './helpers.js';
+import type { DoneEvent, SegmentEvent, UsageEvent } from '../events.js';
+import { arr, doneEvent, errorEvent, num, obj, str, usageEvent } from './helpers.js';
 import { OpenAIAudioResponse, tokenUsage } from './openai-audio.js';
 import { defineDialect } from './types.js';
 
 export const TRANSCRIPT_PREFIX = 'transcript.text.';
 
-const DONE_KEYS = new Set(['type', 'text', 'usage']);
+const DONE_KEYS = new Set(['type', 'text', 'usage', 'languages']);
 
 /** Token counts of a transcription usage object: all null for a `duration` one (or an unknown type). */
 export function transcriptionUsage(usage: JsonObject): Usage {
@@ -51,6 +53,14 @@ export function transcriptionUsage(usage: JsonObject): Usage {
     return { inputTokens: null, outputTokens: null, totalTokens: null, reasoningTokens: null, cachedInputTokens: null };
   }
   return tokenUsage(usage);
+}
+
+/** The usage event of a transcription usage object: a `duration` one gives its seconds, no tokens. */
+export function transcriptionUsageEvent(usage: JsonObject): UsageEvent {
+  const ev = usageEvent(transcriptionUsage(usage), usage);
+  const seconds = usage['type'] === 'duration' ? num(usage['seconds']) : undefined;
+  if (seconds !== undefined) ev.durationSeconds = seconds;
+  return ev;
 }
 
 class TranscriptionResponse extends OpenAIAudioResponse {
@@ -72,7 +82,10 @@ class TranscriptionResponse extends OpenAIAudioResponse {
       const usage = obj(payload['usage']);
       // Kept whole when it says more than the events below carry (logprobs, languages) or something they cannot read.
       const odd = (payload['text'] !== undefined && text === undefined) || (payload['usage'] !== undefined && usage === undefined);
-      if (odd || Object.keys(payload).some((k) => !DONE_KEYS.has(k))) this.raw(payload);
+      const languages = arr(payload['languages']);
+      const language = str(obj(languages?.[0])?.['code']);
+      const moreLanguages = payload['languages'] !== undefined && (language === undefined || languages!.length > 1);
+      if (odd || moreLanguages || Object.keys(payload).some((k) => !DONE_KEYS.has(k))) this.raw(payload);
       if (text !== undefined && text !== this.text) {
         if (text.startsWith(this.text)) {
           this.ctx.emit({ type: 'text_delta', index: 0, text: text.slice(this.text.length), transcript: true });
@@ -88,11 +101,28 @@ class TranscriptionResponse extends OpenAIAudioResponse {
           );
         }
       }
-      if (usage !== undefined) this.ctx.emit(usageEvent(transcriptionUsage(usage), usage));
-      this.ctx.emit(doneEvent('end', null));
+      if (usage !== undefined) this.ctx.emit(transcriptionUsageEvent(usage));
+      const done: DoneEvent = doneEvent('end', null);
+      if (language !== undefined) done.language = language;
+      this.ctx.emit(done);
       return true;
     }
-    // transcript.text.segment (no unified segment event yet) and unknown transcript.text.* events: raw, in the response.
+    const text = type === 'transcript.text.segment' ? str(payload['text']) : undefined;
+    if (text !== undefined) {
+      this.begin();
+      const seg: SegmentEvent = { type: 'segment', text };
+      const id = str(payload['id']);
+      if (id !== undefined) seg.id = id;
+      const start = num(payload['start']);
+      if (start !== undefined) seg.start = start;
+      const end = num(payload['end']);
+      if (end !== undefined) seg.end = end;
+      const speaker = str(payload['speaker']);
+      if (speaker !== undefined) seg.speaker = speaker;
+      this.ctx.emit(seg);
+      return true;
+    }
+    // unknown transcript.text.* events: raw, in the response.
     if (type?.startsWith(TRANSCRIPT_PREFIX) === true) {
       this.begin();
       this.raw(payload);

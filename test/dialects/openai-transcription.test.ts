@@ -51,29 +51,37 @@ t.test("the API reference's 32-frame streaming example: transcript deltas, the d
   t.end();
 });
 
-t.test('diarized stream with duration usage, CRLF and [DONE]: segments raw, no tokens made up', (t) => {
+t.test('diarized stream with duration usage, CRLF and [DONE]: segment events, the language, seconds and no tokens made up', (t) => {
   const bytes = fixture(`${DIALECT}/diarized-duration-crlf.sse`);
   t.equal(detectedDialect(bytes), DIALECT);
   const events = stable(t, bytes);
-  const segments = rawPayloads(events, 'transcript.text.segment');
+  const segments = ofType(events, 'segment');
   t.same(
-    segments.map((s) => [s['id'], s['speaker'], s['start'], s['end']]),
+    segments.map((s) => [s.id, s.speaker, s.start, s.end]),
     [
       ['seg_0', 'A', 0, 2.35],
       ['seg_1', 'B', 2.6, 5.1],
     ],
   );
-  t.equal(texts(events), segments.map((s) => s['text']).join(''), "the deltas' text is the segments' text");
+  t.same(rawPayloads(events, 'transcript.text.segment'), [], 'no segment left raw');
+  t.equal(texts(events), segments.map((s) => s.text).join(''), "the deltas' text is the segments' text");
   const usage = ofType(events, 'usage');
   t.equal(usage.length, 1);
   t.same(usageCounts(events), [{ inputTokens: null, outputTokens: null, totalTokens: null, reasoningTokens: null, cachedInputTokens: null }], 'duration: every token count null');
-  t.same(usage[0]!.raw, { type: 'duration', seconds: 6 }, 'the seconds kept in raw');
-  t.same(rawPayloads(events, 'transcript.text.done')[0]!['languages'], [{ code: 'en' }], 'languages kept (the done as raw)');
+  t.equal(usage[0]!.durationSeconds, 6, 'the billed seconds as their own field');
+  t.same(usage[0]!.raw, { type: 'duration', seconds: 6 }, 'the usage object kept in raw');
+  t.same(rawPayloads(events, 'transcript.text.done'), [], 'the done (text, one language, usage) fully read: not raw');
+  t.same(ofType(events, 'done'), [{ type: 'done', stopReason: 'end', providerReason: null, language: 'en' }]);
   t.same(events.at(-1), { type: 'raw', event: '[DONE]' });
   t.same(decode(bytes.toString('utf8').replace(/\r\n/g, '\n')), events, 'LF framing: the same events');
   const [f] = finals(bytes);
   t.equal(f!.text, " Hi, thanks for calling. Hello, I'd like to book a table.");
-  t.same(f!.usage, { inputTokens: null, outputTokens: null, totalTokens: null, reasoningTokens: null, cachedInputTokens: null });
+  t.same(f!.usage, { inputTokens: null, outputTokens: null, totalTokens: null, reasoningTokens: null, cachedInputTokens: null, durationSeconds: 6 });
+  t.same(f!.segments, [
+    { id: 'seg_0', text: segments[0]!.text, start: 0, end: 2.35, speaker: 'A' },
+    { id: 'seg_1', text: segments[1]!.text, start: 2.6, end: 5.1, speaker: 'B' },
+  ]);
+  t.equal(f!.language, 'en');
   t.equal(f!.stopReason, 'end');
   t.end();
 });

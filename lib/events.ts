@@ -63,6 +63,15 @@ export interface EventBase {
   cursor?: number | string;
   /** OpenAI Chat `n > 1`: choice index, present only for choices other than 0. */
   choice?: number;
+  /**
+   * The lane of a log that carries several responses at once (a Responses
+   * WebSocket `stream_id`, a subagent's thread): set on every event of a laned
+   * response, whose `done` closes that lane's response alone. Absent on the
+   * responses of a log that come one after another. See docs/lanes.md.
+   */
+  streamId?: string;
+  /** The agent that produced the event (a multi-agent `agent` tag, a subagent's name), when the wire says. */
+  agent?: string;
 }
 
 export type StopReason = 'end' | 'tool_use' | 'max_tokens' | 'refusal' | 'error' | 'other';
@@ -295,6 +304,32 @@ export interface NoticeEvent extends EventBase {
 }
 
 
+/**
+ * Input added to a running response by the client, and the server's answer:
+ * OpenAI/xAI Responses WebSocket `response.steer.accepted|pending|failed`
+ * (`kind: 'steer'`) and `response.inject.created|failed` (`kind: 'inject'`).
+ * Never opens a response; a `failed` one is followed by a non-terminal
+ * `error` of the same lane.
+ */
+export interface SteerEvent extends EventBase {
+  type: 'steer';
+  kind: 'steer' | 'inject';
+  status: 'accepted' | 'pending' | 'failed';
+  /** The steer's id (`steer.id`), when the wire gives one. */
+  id: string | null;
+  /** The response the input was added to (`previous_response_id` / `response_id`). */
+  responseId: string | null;
+  /** The input as the client sent it (from the capture's send side, or echoed by a failure), when known. */
+  input?: Json;
+  /** The input's text (a string input, or its messages' text parts joined), when it has some. */
+  text?: string;
+  /** `pending`: why (`waiting_for_required_input`) and what the server waits for. */
+  reason?: string;
+  requiredInput?: Json;
+  /** The provider event as received. */
+  raw: Json;
+}
+
 export type UnifiedEvent =
   | StartEvent
   | TextDeltaEvent
@@ -315,7 +350,8 @@ export type UnifiedEvent =
   | SessionEvent
   | InputTranscriptEvent
   | SegmentEvent
-  | NoticeEvent;
+  | NoticeEvent
+  | SteerEvent;
 
 export type UnifiedEventType = UnifiedEvent['type'];
 

@@ -175,6 +175,7 @@ export function createResumeTracker(): ResumeTracker {
       case 'file':
       case 'tool_call_cancel':
       case 'session':
+      case 'steer':
       case 'input_transcript':
       case 'segment':
       case 'notice':
@@ -476,6 +477,7 @@ export function createResumeFilter(from: ResumeFrom): Stage<UnifiedEvent, Unifie
       case 'file':
       case 'tool_call_cancel':
       case 'session':
+      case 'steer':
       case 'input_transcript':
       case 'segment':
       case 'notice':

@@ -47,6 +47,7 @@ import type {
 import { AudioTotals } from './audio.js';
 import { BlockCounter } from './limits.js';
 import { OUTSIDE, RESTART, BEGIN, ResponseTracker, isFinalDone } from './response.js';
+import { LaneStages } from './lanes.js';
 import { SignatureList } from './signatures.js';
 import { TextStore, choiceOf, type TextBlock } from './text.js';
 import { ToolCallStore, type ToolCall } from './tool-args.js';
@@ -128,14 +129,22 @@ export interface FusableFinalAccumulator extends FinalAccumulator {
 }
 
 
-/** The final accumulator from limits already resolved. */
-export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
+/** The final accumulator from limits already resolved (`oneLane`: the accumulator of one lane, taking its events as unlaned). */
+export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFinalAccumulator {
   const counter = new BlockCounter(limits.maxBlocks);
   const { maxTextBytes, maxToolArgumentBytes } = limits;
   const tracker = new ResponseTracker();
+  // Laned events (streamId): one accumulator per lane, each final at its lane's done.
+  const laned = new LaneStages<FusableFinalAccumulator, FinalResult>(
+    () => makeFinalAccumulator(limits, true),
+    (result, lane) => {
+      result.streamId = lane;
+    },
+  );
 
   // State of the open response.
   let dialect: DialectName | null = null;
+  let agent: string | undefined;
   let id: string | null = null;
   let model: string | null = null;
   let choices: ChoiceState[] = [newChoice()];
@@ -187,6 +196,7 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
 
   function reset(): void {
     dialect = null;
+    agent = undefined;
     id = null;
     model = null;
     choices = [newChoice()];
@@ -230,6 +240,7 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
     if (language !== undefined) result.language = language;
     if (notices !== null) result.notices = notices;
     if (built.length > 1) result.choices = built;
+    if (agent !== undefined) result.agent = agent;
     return result;
   }
 
@@ -261,6 +272,7 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
     switch (ev.type) {
       case 'start':
         dialect = ev.dialect ?? null;
+        agent = ev.agent;
         id = ev.id;
         model = ev.model;
         return;
@@ -371,6 +383,7 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
       case 'raw':
       case 'session':
       case 'tool_call_cancel':
+      case 'steer': // a failed steer's error comes as an error event
         return;
       default:
         assertNever(ev);
@@ -379,6 +392,7 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
 
   const self: FusableFinalAccumulator = {
     push(ev, emit) {
+      if (ev.streamId !== undefined && !oneLane) return laned.push(ev.streamId, ev, emit);
       try {
         handle(ev, emit);
       } catch (err) {
@@ -407,6 +421,7 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
       }
     },
     end(emit) {
+      laned.end(emit);
       if (!tracker.open) {
         // Errors after the last response (invalid JSON, an unknown dialect, …): a final of their own,
         // else final mode would drop them without a trace. (No response open: the state is a fresh one.)
@@ -426,7 +441,13 @@ export function makeFinalAccumulator(limits: Limits): FusableFinalAccumulator {
       emit(result);
     },
     preview(callId, choice = 0) {
-      return tools.get(callId, choice)?.preview();
+      const own = tools.get(callId, choice)?.preview();
+      if (own !== undefined) return own;
+      for (const lane of laned.lanes.values()) {
+        const value = lane.preview(callId, choice);
+        if (value !== undefined) return value;
+      }
+      return undefined;
     },
   };
   return self;

@@ -2,8 +2,9 @@
  * Where one response ends and the next begins, seen from the event stream
  * alone (every accumulator resets on the same boundaries as the final one).
  *
- * - `raw`, `session` and `tool_call_cancel` never open a response: realtime
- *   logs carry them between responses.
+ * - `raw`, `session`, `tool_call_cancel` and `steer` never open a response:
+ *   realtime logs carry them between responses (a steer may be answered after
+ *   its response ended).
  * - `error`, `usage` and `input_transcript` arriving while no response is
  *   open do not open one either (an `invalid_json` between responses, a late
  *   usage message, the user speaking before the model answers): they are
@@ -44,6 +45,7 @@ export class ResponseTracker {
       case 'raw':
       case 'session':
       case 'tool_call_cancel':
+      case 'steer':
       case 'error':
       case 'usage':
       case 'input_transcript':

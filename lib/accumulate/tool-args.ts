@@ -244,6 +244,7 @@ export function createToolArgsAccumulator(options: ToolArgsAccumulatorOptions = 
         case 'citation':
         case 'file':
         case 'session':
+        case 'steer':
         case 'input_transcript':
         case 'segment':
         case 'notice':

@@ -152,6 +152,10 @@ export interface FinalResult {
   notices?: FinalNotice[];
   /** Only when events of a choice k > 0 were seen: one entry per choice, `choices[k]` is choice k. */
   choices?: FinalChoice[];
+  /** The lane of a laned response (its events' `streamId`), only then. */
+  streamId?: string;
+  /** The agent tag of the response's `start` event, only when it had one. */
+  agent?: string;
 }
 
 /** Limits of the tool-argument accumulator. */

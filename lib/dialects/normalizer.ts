@@ -4,15 +4,22 @@
  * terminal), `at` positions, invalid JSON, the `[DONE]` sentinel outside a
  * response, error bodies, and the `incomplete_stream` report when input ends
  * inside a response.
+ *
+ * Lanes: a dialect with a lane router (DialectDefinitionOf.lanes) may send a
+ * payload to a lane; each open lane has its own handler, and its events are
+ * stamped with `streamId` (and `agent`), so several responses can be open at
+ * once. A lane's `done` closes that lane alone; at the end of the input every
+ * open lane is cut off on its own (docs/lanes.md). The template fast path is
+ * off while any lane is open.
  */
 import { functionOption, optionsObject } from '../options.js';
 import { LimitExceededError, OptionError } from '../errors.js';
-import type { DialectName, DialectOption, Json, JsonObject, Position, ProviderEvent, UnifiedEvent } from '../events.js';
+import type { DialectName, DialectOption, Json, JsonObject, Position, ProviderEvent, RawEvent, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { doneEvent, errorEvent, isObject, providerError } from './helpers.js';
 import { detectDialect, dialectNames, dialects, familyOf, isCatchAll, isDialectName } from './registry.js';
-import type { DialectContext, RawTextSink, ResponseHandler, TextSink } from './types.js';
-import { createResponseLimits, type DialectLimitOptions } from './limits.js';
+import type { DialectContext, LaneRoute, LaneRouter, RawTextSink, ResponseHandler, TextSink } from './types.js';
+import { createResponseLimits, type DialectLimitOptions, type ResponseLimits } from './limits.js';
 import { resolveLimits, type Limits } from '../limits.js';
 import { TemplateStore, type TemplateMatch } from '../fast/template.js';
 import { EventTemplateStore } from '../fast/event-template.js';
@@ -35,6 +42,13 @@ export interface NormalizerOptions extends DialectLimitOptions {
 function switches(current: DialectName, next: DialectName): boolean {
   if (familyOf(current) !== familyOf(next)) return true;
   return !isCatchAll(next);
+}
+
+/** One open lane: its handler (null between its responses) and the context stamping its events. */
+interface Lane {
+  handler: ResponseHandler | null;
+  readonly ctx: DialectContext & { at: Position | undefined; frame: number; agent: string | undefined };
+  readonly limits: ResponseLimits;
 }
 
 /** Payloads held while `auto` cannot yet tell the dialect. */
@@ -118,6 +132,11 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
   const requested = options.dialect;
   if (requested !== 'auto') options.onDialect?.(requested);
   let handler: ResponseHandler | null = null;
+  /** The dialect's lane router for this input (see LaneRouter), and the lanes open, in opening order. */
+  let router: LaneRouter | null = requested === 'auto' ? null : (dialects[requested].lanes?.() ?? null);
+  const lanes = new Map<string, Lane>();
+  /** The agent tag of the unlaned payload being handled (from the router). */
+  let agent: string | undefined;
   /** The fast path of the dialect of `handler` (set with it), if it has one. */
   let fast: FastDialect | null = null;
   let out: Emit<UnifiedEvent> = () => {};
@@ -139,9 +158,11 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
   const ctx = {
     at: undefined as Position | undefined,
     frame: 0,
+    router,
     emit(ev: UnifiedEvent): void {
       const at = ctx.at;
       if (at !== undefined) ev.at = at;
+      if (agent !== undefined) ev.agent = agent;
       // A done for choice k>0 (OpenAI n>1) does not end the response; choice 0's does.
       if (ev.type === 'done') {
         if (ev.choice === undefined) {
@@ -169,6 +190,7 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
     if (missed !== null && pe.kind !== 'json') missed = null;
     ctx.at = pe.at;
     ctx.frame = pe.frame;
+    agent = undefined;
     switch (pe.kind) {
       case 'invalid_utf8':
         // Reported once per input: the text is kept with U+FFFD replacements, never silently.
@@ -189,12 +211,76 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
           // A client message from a capture log: kept, in order, but never part of a response.
           // Held while the dialect is unknown: it may read them once it is known (see readsClientMessages).
           if (self.dialect === null) undetected.push(pe);
-          else ctx.emit({ type: 'raw', event: pe.payload });
+          else clientMessage(pe.payload);
           return;
         }
         handlePayload(pe.payload, pe);
         return;
     }
+  }
+
+  /** A client message of a capture: shown to the router, then kept as `raw` (on the lane it names). */
+  function clientMessage(payload: Json): void {
+    const route = router !== null && isObject(payload) ? router.route(payload, true) : null;
+    const ev: RawEvent = { type: 'raw', event: payload };
+    if (route?.lane !== undefined) ev.streamId = route.lane;
+    if (route?.agent !== undefined) ev.agent = route.agent;
+    ctx.emit(ev);
+  }
+
+  /** The router's dialect became `name` (known, or switched to between responses). */
+  function useRouter(name: DialectName): void {
+    router = dialects[name].lanes?.() ?? null;
+    ctx.router = router;
+  }
+
+  /** A payload of lane `key`: its handler (a new one when the lane has none open) takes it. */
+  function onLane(route: LaneRoute & { lane: string }, payload: JsonObject, pe: ProviderEvent & { kind: 'json' }): void {
+    missed = null;
+    let lane = lanes.get(route.lane);
+    if (lane === undefined) {
+      lane = openLane(route.lane);
+      lanes.set(route.lane, lane);
+    }
+    lane.ctx.at = pe.at;
+    lane.ctx.frame = pe.frame;
+    lane.ctx.agent = route.agent;
+    if (lane.handler !== null && lane.handler.beforePayload !== undefined) lane.handler.beforePayload(payload);
+    if (lane.handler === null) lane.handler = dialects[self.dialect!].createResponse(lane.ctx);
+    lane.handler.onPayload(payload, pe.event);
+  }
+
+  function openLane(key: string): Lane {
+    const lane: Lane = {
+      handler: null,
+      limits: createResponseLimits(options.limits),
+      ctx: {
+        at: undefined,
+        frame: 0,
+        agent: undefined,
+        router,
+        emit(ev: UnifiedEvent): void {
+          const c = lane.ctx;
+          if (c.at !== undefined) ev.at = c.at;
+          ev.streamId = key;
+          if (c.agent !== undefined) ev.agent = c.agent;
+          if (ev.type === 'done') {
+            // a done of choice k>0 leaves the response open (as unlaned)
+            if (ev.choice === undefined) {
+              lane.handler = null;
+              lane.limits.reset();
+              lanes.delete(key);
+            }
+          } else if (ev.type === 'start') {
+            if (self.dialect !== null) ev.dialect = self.dialect;
+          } else if (ev.type === 'tool_call_start' || ev.type === 'tool_call_delta' || ev.type === 'tool_call_done') {
+            if (!lane.limits.check(ev)) return;
+          }
+          out(ev);
+        },
+      },
+    };
+    return lane;
   }
 
   function handlePayload(payload: Json, pe: ProviderEvent & { kind: 'json' }): void {
@@ -208,6 +294,8 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
       return;
     }
     if (checkForced) checkForcedDialect(payload, pe.frame);
+    let route = router === null ? null : router.route(payload, false);
+    if (route !== null && route.lane !== undefined) return onLane(route as LaneRoute & { lane: string }, payload, pe);
     // A response that held its done back ends here unless this payload continues it (see beforePayload).
     if (handler !== null && handler.beforePayload !== undefined) handler.beforePayload(payload);
     // A typed error event (`{type: 'error', …}`) of a known dialect is the dialect's to handle.
@@ -221,13 +309,14 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
         return;
       }
     }
-    if (requested === 'auto' && handler === null && self.dialect !== null) {
+    if (requested === 'auto' && handler === null && lanes.size === 0 && self.dialect !== null) {
       // Between responses a log may switch provider (a gateway's mixed log): re-detect.
       const next = detectDialect(payload);
       if (next !== null && next !== self.dialect && switches(self.dialect, next)) {
         self.dialect = next;
         templates.clear();
         events.clear();
+        useRouter(next);
         options.onDialect?.(next);
       }
     }
@@ -238,9 +327,17 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
         if (undetected.length > MAX_UNDETECTED) giveUp();
         return;
       }
+      useRouter(self.dialect);
       options.onDialect?.(self.dialect);
       replayUndetected();
+      ctx.at = pe.at;
+      ctx.frame = pe.frame;
+      if (router !== null) {
+        route = router.route(payload, false);
+        if (route !== null && route.lane !== undefined) return onLane(route as LaneRoute & { lane: string }, payload, pe);
+      }
     }
+    agent = route?.agent;
     if (handler === null) {
       handler = dialects[self.dialect].createResponse(ctx);
       fast = fastOf(self.dialect);
@@ -293,20 +390,36 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
   function close(emit: Emit<UnifiedEvent>, report: boolean): void {
     out = emit;
     if (undetected.length > 0) giveUp();
+    agent = undefined;
     const h = handler;
-    if (h !== null && h.started) {
-      try {
-        h.onIncomplete();
-      } catch (err) {
-        // A limit tripped while the handler flushed what it owed: the response still ends.
-        if (!(err instanceof LimitExceededError)) throw err;
-      }
-      if (handler === h) {
-        if (report) ctx.emit(errorEvent('incomplete_stream', "input ended before the response's terminal event", true));
-        ctx.emit(doneEvent('error', null));
-      }
-    }
+    if (h !== null) cutOff(h, ctx, () => handler === h, report);
     handler = null;
+    // Each lane still open is cut off on its own, in the order they opened.
+    for (const lane of [...lanes.values()]) {
+      const lh = lane.handler;
+      lane.ctx.at = undefined;
+      lane.ctx.agent = undefined;
+      if (lh !== null) cutOff(lh, lane.ctx, () => lane.handler === lh, report);
+    }
+    lanes.clear();
+  }
+
+  /**
+   * A response cut off by the end of the input: its handler emits what it
+   * owes; then, unless that closed it (`open`), the incomplete_stream error
+   * (`report`) and done(error).
+   */
+  function cutOff(h: ResponseHandler, c: DialectContext, open: () => boolean, report: boolean): void {
+    if (!h.started) return;
+    try {
+      h.onIncomplete();
+    } catch (err) {
+      // A limit tripped while the handler flushed what it owed: the response still ends.
+      if (!(err instanceof LimitExceededError)) throw err;
+    }
+    if (!open()) return;
+    if (report) c.emit(errorEvent('incomplete_stream', "input ended before the response's terminal event", true));
+    c.emit(doneEvent('error', null));
   }
 
   /** A payload or a whole event a template recognised: the open response's handler takes it, or nothing happens. */
@@ -329,19 +442,19 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
     },
     pushText(text, n, a, emit) {
       missed = null;
-      if (handler === null || fast === null) return false;
+      if (handler === null || fast === null || lanes.size > 0) return false;
       if (templates.match(text)) return takeMatch(templates, n, a, emit);
       if (templates.learning) missed = text;
       return false;
     },
     takesEvents() {
-      return handler !== null && events.size > 0;
+      return handler !== null && events.size > 0 && lanes.size === 0;
     },
     newChunk() {
       events.newChunk();
     },
     pushEvent(buf, pos, limit, n, a, emit) {
-      if (handler === null || fast === null) return -1;
+      if (handler === null || fast === null || lanes.size > 0) return -1;
       const end = events.match(buf, pos, limit);
       if (end < 0) return end; // -1, or EVENT_CUT(_CLEAN) for the line splitter
       return takeMatch(events, n, a, emit) ? end : -1;

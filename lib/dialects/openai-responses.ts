@@ -42,6 +42,7 @@ import type {
   FileEvent,
   Json,
   JsonObject,
+  SteerEvent,
   StopReason,
   TextDeltaEvent,
   ToolCallDeltaEvent,
@@ -52,6 +53,7 @@ import type {
 } from '../events.js';
 import { arr, doneEvent, errorEvent, num, obj, str, usageEvent } from './helpers.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
+import { responsesLanes } from './responses-lanes.js';
 
 export interface ResponsesDialectOptions {
   /**
@@ -245,6 +247,22 @@ function argumentsOf(item: JsonObject | undefined, kind: CallKind): string | und
     case 'item':
       return itemArguments(item);
   }
+}
+
+/** The text of a steer's or inject's `input`: a string, or its messages' text parts (joined by newlines). */
+function inputText(input: Json | undefined): string | undefined {
+  if (typeof input === 'string') return input;
+  const texts: string[] = [];
+  for (const entry of arr(input) ?? []) {
+    const item = obj(entry);
+    const content = item?.['content'];
+    if (typeof content === 'string') texts.push(content);
+    for (const part of arr(content) ?? []) {
+      const text = str(obj(part)?.['text']);
+      if (text !== undefined) texts.push(text);
+    }
+  }
+  return texts.length === 0 ? undefined : texts.join('\n');
 }
 
 /** `{type:'error', code, message}` (documented) or `{type:'error', error:{type, code, message}}` (observed). */
@@ -812,6 +830,46 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
         self.out(doneEvent(errorSeen ? 'error' : stop, reason));
       },
 
+      /**
+       * WebSocket mode: the answer to a `response.steer` / `response.inject`
+       * (accepted, pending, failed; inject `created` is accepted), with the
+       * input sent when the capture holds it; a failure is also a
+       * non-terminal error. Never opens a response (see onPayload).
+       */
+      onSteer(p: JsonObject, type: string): void {
+        const kind = type.startsWith('response.steer.') ? 'steer' : 'inject';
+        const what = type.slice(kind === 'steer' ? 'response.steer.'.length : 'response.inject.'.length);
+        const status = what === 'created' ? 'accepted' : what;
+        if (status !== 'accepted' && status !== 'pending' && status !== 'failed') {
+          self.raw(p);
+          return;
+        }
+        const steer = obj(p['steer']);
+        const ev: SteerEvent = {
+          type: 'steer',
+          kind,
+          status,
+          id: str(steer?.['id']) ?? null,
+          responseId: str(steer?.['previous_response_id']) ?? str(p['response_id']) ?? null,
+          raw: p,
+        };
+        const input = steer?.['input'] ?? p['input'] ?? ctx.router?.sent?.(p)?.['input'];
+        if (input !== undefined) {
+          ev.input = input;
+          const text = inputText(input);
+          if (text !== undefined) ev.text = text;
+        }
+        const reason = str(p['reason']);
+        if (reason !== undefined) ev.reason = reason;
+        if (p['required_input'] !== undefined) ev.requiredInput = p['required_input'];
+        self.out(ev);
+        if (status === 'failed') {
+          const error = obj(p['error']);
+          const { code, message } = error === undefined ? { code: 'provider_error', message: `${kind} failed` } : readError(p);
+          self.out(errorEvent(code, message, false, error ?? p));
+        }
+      },
+
       onError(p: JsonObject): void {
         const { code, message } = readError(p);
         self.out(errorEvent(code, message, true, p));
@@ -935,6 +993,12 @@ export function responsesHandlers(options: ResponsesDialectOptions): (ctx: Diale
         const type = str(p['type']) ?? '';
         const seq = num(p['sequence_number']);
         cursor = seq;
+        if (type.startsWith('response.steer.') || type.startsWith('response.inject.')) {
+          // An answer to the client's added input: part of the open response if any, never the start of one.
+          if (handler.started && seq !== undefined) self.checkSequence(seq);
+          self.onSteer(p, type);
+          return;
+        }
         if (!handler.started) {
           if (type === '' && obj(p['error']) !== undefined) {
             // A plain JSON error body (HTTP 4xx) when the dialect was forced: no response began.
@@ -994,5 +1058,6 @@ export const openaiResponses = defineDialect({
   family: 'responses',
   // Every Responses event: xai-responses, before it in the registry, has taken a grok model's.
   detect: isResponsesEvent,
+  lanes: responsesLanes,
   createResponse: responsesHandlers({ hostedCustomToolCalls: false }),
 });

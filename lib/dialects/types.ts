@@ -12,6 +12,34 @@ export interface DialectContext {
   readonly at: Position | undefined;
   /** Number of the frame being handled. */
   readonly frame: number;
+  /** The input's lane router when the dialect has one (see DialectDefinitionOf.lanes), e.g. to look up what the client sent. */
+  readonly router?: LaneRouter | null;
+}
+
+/** Where one payload goes: its lane (absent: the unlaned path) and its agent tag. */
+export interface LaneRoute {
+  /** The lane's key, stamped as `streamId` on every event of the lane's responses. */
+  lane?: string;
+  /** Stamped as `agent` on every event the payload produces. */
+  agent?: string;
+}
+
+/**
+ * A dialect's demultiplexer of one input (created once per input, when the
+ * dialect is known). The normalizer keeps one handler per open lane, created
+ * by `createResponse` on the lane's first payload and closed by its `done`
+ * (stamped with the lane), so several responses can be open at once.
+ */
+export interface LaneRouter {
+  /**
+   * The route of a server payload, or null for the unlaned path (a response
+   * at a time, as without a router). Called for client messages of a capture
+   * too (`send`), which only teach the router (they stay `raw` events, stamped
+   * with the lane the returned route names).
+   */
+  route(payload: JsonObject, send: boolean): LaneRoute | null;
+  /** The client message a server payload answers (e.g. the `response.steer` a `response.steer.accepted` acknowledges), if the capture holds it. */
+  sent?(payload: JsonObject): JsonObject | undefined;
 }
 
 /**
@@ -107,6 +135,12 @@ export interface DialectDefinitionOf<N extends string> {
    * after responses are normal: doctor reports none of them as `trailing_data`.
    */
   readonly session?: boolean;
+  /**
+   * Optional: a new lane router for one input, when the dialect's logs may
+   * hold several responses at once (WebSocket lanes, subagents). Without it
+   * every payload takes the unlaned path.
+   */
+  lanes?(): LaneRouter;
   /** A handler for one response: called when a response begins (its first payload), once per response. */
   createResponse(ctx: DialectContext): ResponseHandler;
 }

@@ -21,6 +21,7 @@
 import { isGrok } from './detect.js';
 import { obj } from './helpers.js';
 import { isResponsesEvent, responsesHandlers } from './openai-responses.js';
+import { responsesLanes } from './responses-lanes.js';
 import { defineDialect } from './types.js';
 
 export const xaiResponses = defineDialect({
@@ -28,5 +29,6 @@ export const xaiResponses = defineDialect({
   family: 'responses',
   // A Responses event whose response names a grok model (listed before openai-responses).
   detect: (payload) => isResponsesEvent(payload) && isGrok(obj(payload['response'])?.['model']),
+  lanes: responsesLanes,
   createResponse: responsesHandlers({ hostedCustomToolCalls: true }),
 });

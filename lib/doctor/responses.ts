@@ -150,6 +150,7 @@ export class ResponseCollector {
       case 'file':
       case 'tool_call_cancel':
       case 'session':
+      case 'steer':
       case 'input_transcript':
       case 'segment':
       case 'notice':

@@ -102,6 +102,7 @@ export function makeEncoder(options: ResolvedEncoderOptions): Stage<UnifiedEvent
       case 'input_transcript':
       case 'segment':
       case 'notice':
+      case 'steer':
         loseNotice(ev, ledger);
     }
   }

@@ -4,11 +4,11 @@
  * server cancelled. Every target (and the encoder, between responses)
  * reports them lost the same way.
  */
-import type { DoneEvent, InputTranscriptEvent, NoticeEvent, RawEvent, SegmentEvent, SessionEvent, ToolCallCancelEvent } from '../events.js';
+import type { DoneEvent, InputTranscriptEvent, NoticeEvent, RawEvent, SegmentEvent, SessionEvent, SteerEvent, ToolCallCancelEvent } from '../events.js';
 import type { TargetContext } from './target.js';
 
 export function loseNotice(
-  ev: RawEvent | SessionEvent | ToolCallCancelEvent | InputTranscriptEvent | SegmentEvent | NoticeEvent,
+  ev: RawEvent | SessionEvent | ToolCallCancelEvent | InputTranscriptEvent | SegmentEvent | NoticeEvent | SteerEvent,
   ctx: Pick<TargetContext, 'lose'>,
 ): void {
   if (ev.type === 'raw') ctx.lose('raw', 'provider events with no unified meaning');
@@ -16,6 +16,8 @@ export function loseNotice(
   else if (ev.type === 'input_transcript') ctx.lose('input_transcript', "the user's speech transcribed");
   else if (ev.type === 'segment') ctx.lose('segment', "transcript segments' times and speakers (their text is carried)");
   else if (ev.type === 'notice') ctx.lose('notice', ev.code);
+  // no response wire carries input added to a running response (WebSocket steering)
+  else if (ev.type === 'steer') ctx.lose('steer', `${ev.kind} ${ev.status}`);
   else ctx.lose('tool_call_cancel', ev.ids.join(', '));
 }
 

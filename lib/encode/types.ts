@@ -11,7 +11,9 @@ export type TargetName = (typeof TARGETS)[number]['name'];
  * (choices k > 0), `error` (a non-terminal warning), `stop_reason` (a reason
  * the target has no word for), `usage` (unknown counts the wire can only
  * write as numbers), `session` / `tool_call_cancel` (realtime
- * notices), `response_id` (an id the wire would misread, e.g. one Gemini
+ * notices), `input_transcript` / `segment` / `notice` (what the user said,
+ * transcript times and speakers, provider notices), `steer` (input added
+ * to a running response over a WebSocket, and the server's answer), `response_id` (an id the wire would misread, e.g. one Gemini
  * takes for the previous response's continuation), `raw` (provider events
  * with no unified meaning, e.g. pings).
  */
@@ -33,6 +35,7 @@ export type LossKind =
   | 'input_transcript'
   | 'segment'
   | 'notice'
+  | 'steer'
   | 'response_id'
   | 'raw';
 

@@ -53,6 +53,9 @@ export function eventLine(e: UnifiedEvent, { refusal = false }: LineOptions = {}
     case 'raw':
       s = `raw ${isObj(e.event) ? String(e.event['type']) : JSON.stringify(e.event)}`;
       break;
+    case 'steer':
+      s = `steer ${e.kind} ${e.status} ${e.id} ${e.responseId}${e.text === undefined ? '' : ` ${JSON.stringify(e.text)}`}`;
+      break;
     case 'input_transcript':
       s = `input ${JSON.stringify(e.text)}${e.language === undefined ? '' : ` ${e.language}`}`;
       break;
@@ -65,6 +68,9 @@ export function eventLine(e: UnifiedEvent, { refusal = false }: LineOptions = {}
     default:
       s = e.type;
   }
+  // laned events (several responses at once) start with their lane, and agent tags follow it
+  if (e.agent !== undefined) s = `<${e.agent}> ${s}`;
+  if (e.streamId !== undefined) s = `[${e.streamId}] ${s}`;
   return e.cursor === undefined ? s : `${s} @${e.cursor}`;
 }
 

@@ -156,6 +156,7 @@ const UNIFIED_TYPES: Record<UnifiedEventType, true> = {
   input_transcript: true,
   segment: true,
   notice: true,
+  steer: true,
 };
 
 /** Null when `x` and everything in it is plain data (objects of Object.prototype, arrays, primitives); else where not. */

@@ -316,6 +316,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
         return;
       case 'raw':
       case 'session':
+      case 'steer':
       case 'tool_call_cancel':
       case 'input_transcript':
       case 'segment':

@@ -534,6 +534,7 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
         return;
       case 'raw':
       case 'session':
+      case 'steer':
       case 'tool_call_cancel':
       case 'input_transcript':
       case 'segment':

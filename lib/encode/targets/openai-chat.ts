@@ -202,6 +202,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
       }
       case 'raw':
       case 'session':
+      case 'steer':
       case 'tool_call_cancel':
       case 'input_transcript':
       case 'segment':

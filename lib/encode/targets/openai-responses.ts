@@ -661,6 +661,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
         if (!(carryHosted && hostedItem(ev.event))) loseNotice(ev, ctx);
         return;
       case 'session':
+      case 'steer':
       case 'tool_call_cancel':
       case 'input_transcript':
       case 'segment':

@@ -72,6 +72,10 @@ export interface EventBase {
   streamId?: string;
   /** The agent that produced the event (a multi-agent `agent` tag, a subagent's name), when the wire says. */
   agent?: string;
+  /** Agent session streams: the session the event belongs to, when the wire names it (see SessionEvent). */
+  session?: string;
+  /** Agent session streams: the turn (one response of the session) the event belongs to, when the wire names it. */
+  turn?: string;
 }
 
 export type StopReason = 'end' | 'tool_use' | 'max_tokens' | 'refusal' | 'error' | 'other';
@@ -254,13 +258,48 @@ export interface ToolCallCancelEvent extends EventBase {
   type: 'tool_call_cancel';
   ids: string[];
 }
+/**
+ * Session-scope news, outside any response. Realtime sessions: `go_away` (the
+ * server will close soon), `resumption` (a new resumption handle). Agent
+ * session streams (docs/dialects.md, "Agent sessions"): `start` (a session
+ * begins or is first seen), `usage` (the session's own cumulative usage
+ * snapshot: each replaces the previous one, never added to the turns'),
+ * `end` (the session stopped: `stop`, pending ids, its cumulative usage and
+ * cost when the wire gives them). The final accumulator folds these into one
+ * `kind: 'session'` final per stop (lib/accumulate/session.ts).
+ */
 export interface SessionEvent extends EventBase {
   type: 'session';
-  /** `go_away`: the server will close soon; `resumption`: a new resumption handle. */
-  kind: 'go_away' | 'resumption';
+  kind: 'go_away' | 'resumption' | 'start' | 'usage' | 'end';
   timeLeft?: string | null;
   newHandle?: string | null;
   resumable?: boolean | null;
+  /** `start`: the session's id and model, when the wire says. */
+  id?: string | null;
+  model?: string | null;
+  /** `usage` / `end`: the session's cumulative usage, when the wire gives it. */
+  usage?: Usage;
+  /** `usage` / `end`: what the session cost so far, when the wire says. */
+  cost?: SessionCost;
+  /** `end`: why the session stopped. */
+  stop?: SessionStop;
+  /** `end`: the provider's own reason string. */
+  providerReason?: string | null;
+  /** `end` with stop `requires_action`: the ids of the calls or events the session waits on. */
+  pending?: string[];
+  /** `end`: the number of turns the wire itself reports (Claude Agent SDK `num_turns`). */
+  turns?: number;
+  /** `usage` / `end`: the provider event as received. */
+  raw?: Json;
+}
+
+/** Why an agent session stopped (its provider's reason is kept in `providerReason`). */
+export type SessionStop = 'end_turn' | 'requires_action' | 'retries_exhausted' | 'budget_reached' | 'max_turns' | 'failed' | 'cancelled' | 'terminated' | 'other';
+
+/** Money, as the provider states it: `amount` in `currency` units (Managed Agents' minor units are turned into major ones). */
+export interface SessionCost {
+  amount: number;
+  currency: string;
 }
 
 /**

@@ -5,7 +5,9 @@
  *
  * Response boundaries are those of ResponseTracker (response.ts). Events that
  * belong to no response are handled so:
- * - `raw`, `session`, `tool_call_cancel`: not reflected in any final;
+ * - `raw`, `session`, `tool_call_cancel`: not reflected in any final (an
+ *   agent session's `session` events make its own `kind: 'session'` final
+ *   instead, see session.ts);
  * - a `file` flagged `partial` (a preview): not in the final either;
  * - `error`, `usage` and `input_transcript` while no response is open:
  *   carried into the next response's final; errors left when input ends make one final of their
@@ -48,6 +50,7 @@ import { AudioTotals } from './audio.js';
 import { BlockCounter } from './limits.js';
 import { OUTSIDE, RESTART, BEGIN, ResponseTracker, isFinalDone } from './response.js';
 import { LaneStages } from './lanes.js';
+import { SessionTracker } from './session.js';
 import { SignatureList } from './signatures.js';
 import { TextStore, choiceOf, type TextBlock } from './text.js';
 import { ToolCallStore, type ToolCall } from './tool-args.js';
@@ -134,6 +137,7 @@ export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFi
   const counter = new BlockCounter(limits.maxBlocks);
   const { maxTextBytes, maxToolArgumentBytes } = limits;
   const tracker = new ResponseTracker();
+  const sessions = new SessionTracker();
   // Laned events (streamId): one accumulator per lane, each final at its lane's done.
   const laned = new LaneStages<FusableFinalAccumulator, FinalResult>(
     () => makeFinalAccumulator(limits, true),
@@ -145,6 +149,9 @@ export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFi
   // State of the open response.
   let dialect: DialectName | null = null;
   let agent: string | undefined;
+  // Agent session streams: the session and turn the response is (from its start).
+  let session: string | undefined;
+  let turn: string | undefined;
   let id: string | null = null;
   let model: string | null = null;
   let choices: ChoiceState[] = [newChoice()];
@@ -197,6 +204,8 @@ export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFi
   function reset(): void {
     dialect = null;
     agent = undefined;
+    session = undefined;
+    turn = undefined;
     id = null;
     model = null;
     choices = [newChoice()];
@@ -241,6 +250,8 @@ export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFi
     if (notices !== null) result.notices = notices;
     if (built.length > 1) result.choices = built;
     if (agent !== undefined) result.agent = agent;
+    if (session !== undefined) result.session = session;
+    if (turn !== undefined) result.turn = turn;
     return result;
   }
 
@@ -273,6 +284,8 @@ export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFi
       case 'start':
         dialect = ev.dialect ?? null;
         agent = ev.agent;
+        session = ev.session;
+        turn = ev.turn;
         id = ev.id;
         model = ev.model;
         return;
@@ -392,6 +405,7 @@ export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFi
 
   const self: FusableFinalAccumulator = {
     push(ev, emit) {
+      sessions.push(ev, emit); // every lane's events: a subagent's turns are the session's too
       if (ev.streamId !== undefined && !oneLane) return laned.push(ev.streamId, ev, emit);
       try {
         handle(ev, emit);
@@ -433,12 +447,14 @@ export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFi
         }
         pendingUsage = null;
         pendingInput = [];
+        sessions.end(emit);
         return;
       }
       const result = buildFailed('incomplete_stream', 'input ended before the response was done');
       reset();
       tracker.reset();
       emit(result);
+      sessions.end(emit);
     },
     preview(callId, choice = 0) {
       const own = tools.get(callId, choice)?.preview();

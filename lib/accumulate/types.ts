@@ -1,5 +1,5 @@
 /** The final result of one response and the accumulators' option types. */
-import type { DialectName, Json, SignatureKind, StopReason, Usage } from '../events.js';
+import type { DialectName, Json, SessionCost, SessionStop, SignatureKind, StopReason, Usage } from '../events.js';
 
 export interface TextContentBlock {
   type: 'text';
@@ -156,6 +156,32 @@ export interface FinalResult {
   streamId?: string;
   /** The agent tag of the response's `start` event, only when it had one. */
   agent?: string;
+  /** Agent session streams: the session and turn of this final, when the wire names them. */
+  session?: string;
+  turn?: string;
+  /**
+   * `'session'` on an agent session's summary (one per stop of the session,
+   * after its turns' finals): no content of its own, `usage` the session's
+   * totals, `id` the session's id, and the rest in `summary`.
+   */
+  kind?: 'session';
+  summary?: SessionSummary;
+}
+
+/** What an agent session did, up to the stop it reports (see lib/accumulate/session.ts). */
+export interface SessionSummary {
+  /** Turns seen (their finals), subagents' included; `failed` of them ended in an error. */
+  turns: number;
+  failedTurns: number;
+  /** The turn count the wire itself reports, when it does (Claude Agent SDK `num_turns`). */
+  reportedTurns: number | null;
+  /** Why the session stopped; null when the input ended before it said. */
+  stop: SessionStop | null;
+  /** With `requires_action`: what the session waits on (call or event ids). */
+  pending: string[];
+  /** `session`: `usage` is the session's own cumulative figure; `turns`: the sum of the turns' usage (the wire gave none). */
+  usageFrom: 'session' | 'turns';
+  cost: SessionCost | null;
 }
 
 /** Limits of the tool-argument accumulator. */

@@ -534,7 +534,7 @@ function pick(delta: JsonObject | undefined, start: JsonObject | undefined, key:
  * message_start usage merged with message_delta usage: fields present in the
  * delta (cumulative) win, absent ones keep the message_start value.
  */
-function buildUsage(start: JsonObject | undefined, delta: JsonObject | undefined): UsageEvent {
+export function buildUsage(start: JsonObject | undefined, delta: JsonObject | undefined): UsageEvent {
   const input = pick(delta, start, 'input_tokens');
   const cacheRead = pick(delta, start, 'cache_read_input_tokens');
   const cacheCreation = pick(delta, start, 'cache_creation_input_tokens');

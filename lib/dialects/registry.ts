@@ -7,9 +7,12 @@ import type { DialectName, Json } from '../events.js';
 import type { DialectDefinition } from './types.js';
 import { isObject } from './helpers.js';
 import { anthropicMessages } from './anthropic-messages.js';
+import { anthropicAgents } from './anthropic-agents.js';
+import { claudeAgentSdk } from './claude-agent-sdk.js';
 import { gemini } from './gemini.js';
 import { geminiInteractions } from './gemini-interactions.js';
 import { geminiLive } from './gemini-live.js';
+import { openaiAgents } from './openai-agents.js';
 import { openaiChat } from './openai-chat.js';
 import { openaiImages } from './openai-images.js';
 import { openaiRealtime } from './openai-realtime.js';
@@ -29,6 +32,10 @@ import { xaiResponses } from './xai-responses.js';
  *   like, the family's catch-all, which is last of its family (xAI's dialects,
  *   told by a grok model, before OpenAI's and Anthropic's);
  * - Chat chunks first: a chunk is one whatever else it carries;
+ * - the agent session streams (claude-agent-sdk, openai-agents,
+ *   anthropic-agents: their own message types, `agent.session.*`, Managed
+ *   Agents' types with `processed_at`) before the typed vocabularies:
+ *   Managed Agents has `session.*` types as Realtime does;
  * - Interactions (`event_type`, `interaction.*`) before the typed vocabularies;
  * - Realtime before Responses: `response.*` alone is ambiguous, Realtime's
  *   events are told by their ids (see detect.ts);
@@ -41,6 +48,9 @@ import { xaiResponses } from './xai-responses.js';
 export const DIALECTS = [
   xaiChat,
   openaiChat,
+  claudeAgentSdk,
+  openaiAgents,
+  anthropicAgents,
   geminiInteractions,
   openaiSpeech,
   openaiTranscription,

@@ -397,8 +397,7 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
     // Each lane still open is cut off on its own, in the order they opened.
     for (const lane of [...lanes.values()]) {
       const lh = lane.handler;
-      lane.ctx.at = undefined;
-      lane.ctx.agent = undefined;
+      lane.ctx.at = undefined; // (the agent stays the lane's last: its cut-off events are that agent's)
       if (lh !== null) cutOff(lh, lane.ctx, () => lane.handler === lh, report);
     }
     lanes.clear();

@@ -202,24 +202,32 @@ t.test('unknown dialect', async (t) => {
   t.match(r.stdout, '  error unknown_dialect at byte 75 (end of input): could not tell the dialect from the first 3 payloads\n');
 });
 
-// fixtures/doctor/realtime-translation.jsonl is hand-written (no capture of
-// ours) from the message shapes of the workplace's spec, shared/spec/next-wire.md A1, "OpenAI
-// Realtime translation": session.created / session.updated with
-// session.type "translation", session.input_transcript.delta,
-// session.output_transcript.delta, session.output_audio.delta {delta,
-// sample_rate, channels, format: "pcm16", elapsed_ms}, session.closed.
+// fixtures/doctor/realtime-transcription-session.jsonl is hand-written (no
+// capture of ours): a Realtime transcription session (session.type
+// "transcription") in the GA event shapes of openai-node's realtime types
+// (input_audio_buffer.speech_started / speech_stopped / committed,
+// conversation.item.input_audio_transcription.delta / completed), which the
+// realtime dialect keeps as raw.
 t.test('a stream the dialect reads nothing of (every payload raw): no_unified_events, a warning, never ok', async (t) => {
-  const buf = bytesOf('realtime-translation.jsonl');
-  const r = await run(['doctor', fx('realtime-translation.jsonl')]);
+  const buf = bytesOf('realtime-transcription-session.jsonl');
+  const r = await run(['doctor', fx('realtime-transcription-session.jsonl')]);
   t.equal(r.code, 0, 'a warning: the stream is not broken');
   t.match(r.stdout, 'dialect openai-realtime, 0 responses\n');
-  t.match(r.stdout, '  outside responses: raw 9\n');
+  t.match(r.stdout, '  outside responses: raw 7\n');
   t.match(r.stdout, `  warning no_unified_events at byte ${buf.length} (end of input): every payload was raw: the dialect reads nothing of this stream\n`);
   t.match(r.stdout, '  result: 0 errors, 1 warning\n');
   t.notMatch(r.stdout, 'result: ok');
-  const json = await run(['doctor', '--json', fx('realtime-translation.jsonl')]);
+  const json = await run(['doctor', '--json', fx('realtime-transcription-session.jsonl')]);
   const parsed = JSON.parse(json.stdout) as JsonReport;
   t.same(parsed.anomalies.map((a) => [a.code, a.severity]), [['no_unified_events', 'warning']]);
+
+  // fixtures/doctor/realtime-translation.jsonl (hand-written from the spec's
+  // shapes, shared/spec/next-wire.md A1) used to be such a stream: a
+  // translation session is now one response, read, and ok.
+  const translation = await run(['doctor', fx('realtime-translation.jsonl')]);
+  t.match(translation.stdout, 'dialect openai-realtime, 1 response');
+  t.match(translation.stdout, '  result: ok\n');
+  t.notMatch(translation.stdout, 'no_unified_events');
 
   // A response cut off around raw payloads: incomplete_stream (an error) says more than this warning.
   const cut = report(Buffer.from(

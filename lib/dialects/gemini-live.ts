@@ -17,6 +17,17 @@
  * - `tool_use` when the turn ended on a tool call nobody answered within the
  *   turn; a Live turn usually continues after the tool response and then ends
  *   normally (`end`), its tool calls still reported.
+ * - `inputTranscription` (what the user said) → `input_transcript` with its
+ *   `languageCode`: it does not open a turn (the final accumulator carries it
+ *   into the next one).
+ * - Speech translation (`generationConfig.translationConfig` in the client's
+ *   setup, or the user's speech transcribed inside an open turn in another
+ *   `languageCode` than the turn's output transcript) and Lyria RealTime music
+ *   (`BidiGenerateMusic`, told by its `audioChunks`): the server never sends
+ *   `turnComplete`, so the end of the input ends the session's one turn
+ *   (`done` `end`; `language` the translation's) instead of cutting it off.
+ * - Lyria: `audioChunks[]` → `audio_delta`; `filteredPrompt {text,
+ *   filteredReason}` → a `notice` (`filtered_prompt`): the music goes on.
  */
 import type { Json, JsonObject, UnifiedEvent, UsageEvent } from '../events.js';
 import { isSendRecord } from './capture.js';
@@ -31,6 +42,11 @@ interface LiveSession {
   model: string | null;
   /** An interrupted turn awaits its `turnComplete`. */
   residue: boolean;
+  /** A session that never ends a turn (speech translation, Lyria music; see the file's comment), and a translation's language. */
+  endless: boolean;
+  targetLanguage: string | null;
+  /** The `languageCode` of the last output transcript. */
+  outputLanguage: string | null;
 }
 
 const sessions = new WeakMap<DialectContext, LiveSession>();
@@ -38,7 +54,7 @@ const sessions = new WeakMap<DialectContext, LiveSession>();
 function sessionOf(ctx: DialectContext): LiveSession {
   let s = sessions.get(ctx);
   if (s === undefined) {
-    s = { sessionId: null, model: null, residue: false };
+    s = { sessionId: null, model: null, residue: false, endless: false, targetLanguage: null, outputLanguage: null };
     sessions.set(ctx, s);
   }
   return s;
@@ -53,6 +69,7 @@ const MAPPED_CONTENT = new Set([
   'turnCompleteReason',
   'waitingForInput',
   'audioChunks',
+  'inputTranscription',
 ]);
 
 /** Top-level message fields mapped to events. */
@@ -122,9 +139,11 @@ class LiveTurn implements ResponseHandler {
     }
     const filtered = obj(p['filteredPrompt']);
     if (filtered !== undefined) {
-      // Lyria rejected a prompt: the refusal text is its reason (else the prompt).
-      const text = str(filtered['filteredReason']) || str(filtered['text']);
-      if (text) this.emit({ type: 'text_delta', index: 0, text, refusal: true });
+      // Lyria left a prompt out (the music goes on): its reason, else the prompt, says which.
+      const reason = str(filtered['filteredReason']);
+      const prompt = str(filtered['text']);
+      const message = reason && prompt ? `${reason} (prompt: ${prompt})` : reason || prompt;
+      if (message) this.emit({ type: 'notice', code: 'filtered_prompt', message, raw: filtered });
       else leftover = true;
     }
     const goAway = obj(p['goAway']);
@@ -155,6 +174,12 @@ class LiveTurn implements ResponseHandler {
 
   onIncomplete(): void {
     if (this.usage !== undefined) this.ctx.emit(this.usage);
+    if (!this.session.endless) return;
+    // Translation and music have no turnComplete: the input's end is the session's end.
+    const done = doneEvent('end', null);
+    const language = this.session.targetLanguage ?? this.session.outputLanguage;
+    if (language !== null) done.language = language;
+    this.ctx.emit(done);
   }
 
   private emit(ev: UnifiedEvent): void {
@@ -171,6 +196,11 @@ class LiveTurn implements ResponseHandler {
     const setup = obj(obj(p['data'])?.['setup']);
     const model = str(setup?.['model']);
     if (model !== undefined) this.session.model = model;
+    const translation = obj(obj(setup?.['generationConfig'])?.['translationConfig']);
+    if (translation !== undefined) {
+      this.session.endless = true;
+      this.session.targetLanguage = str(translation['targetLanguageCode']) ?? this.session.targetLanguage;
+    }
     this.ctx.emit({ type: 'raw', event: p });
   }
 
@@ -215,7 +245,20 @@ class LiveTurn implements ResponseHandler {
       if (text) {
         this.toolPending = false;
         this.emit({ type: 'text_delta', index: 0, text, transcript: true });
+        const language = str(transcription['languageCode']);
+        if (language !== undefined) this.session.outputLanguage = language;
       }
+    }
+    const input = obj(sc['inputTranscription']);
+    if (input !== undefined) {
+      const text = str(input['text']);
+      if (text) {
+        const language = str(input['languageCode']);
+        // The user speaking on inside the model's turn in another language than its output: a translation.
+        const output = this.session.outputLanguage;
+        if (this.isStarted && language !== undefined && output !== null && language !== output) this.session.endless = true;
+        this.emit(language === undefined ? { type: 'input_transcript', text } : { type: 'input_transcript', text, language });
+      } else if (text === undefined) leftover = true;
     }
     const chunks = arrOf(sc['audioChunks']);
     for (let i = 0; i < chunks.length; i++) {
@@ -223,6 +266,7 @@ class LiveTurn implements ResponseHandler {
       const data = str(chunk?.['data']);
       if (data) {
         this.toolPending = false;
+        this.session.endless = true; // Lyria music
         this.emit({ type: 'audio_delta', index: i, mimeType: str(chunk?.['mimeType']) ?? null, data });
       } else leftover = true;
     }

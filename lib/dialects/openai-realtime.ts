@@ -4,6 +4,15 @@
  * `response.done`; everything between responses (session, input audio
  * buffer, conversation items, rate limits, pings) is `raw` and does not open
  * a response, so a session that ends between responses reports nothing missing.
+ *
+ * A translation session (`gpt-realtime-translate`, `session.type:
+ * "translation"`) has no responses: the whole session is one, opened by its
+ * first `session.input_transcript.delta` / `session.output_transcript.delta`
+ * / `session.output_audio.delta` and closed by `session.closed` (stopReason
+ * `end`, `language` the session's `audio.output.language`). What the speaker
+ * said is `input_transcript`, the translation's transcript `text_delta`
+ * (`transcript: true`), its audio `audio_delta` whose MIME type carries the
+ * delta's `sample_rate` and `channels` (`format: "pcm16"` → `audio/pcm`).
  */
 import type { Json, JsonObject, StopReason, UsageEvent } from '../events.js';
 import { isSendRecord } from './capture.js';
@@ -21,6 +30,9 @@ interface RealtimeSession {
   audioMime: string | null;
   /** Id of the last closed response: its late events must not reopen it. */
   closedId: string | null;
+  /** The session's own id and, for a translation session, its output language. */
+  id: string | null;
+  outputLanguage: string | null;
 }
 
 const sessions = new WeakMap<DialectContext, RealtimeSession>();
@@ -28,7 +40,7 @@ const sessions = new WeakMap<DialectContext, RealtimeSession>();
 function sessionOf(ctx: DialectContext): RealtimeSession {
   let s = sessions.get(ctx);
   if (s === undefined) {
-    s = { model: null, audioMime: null, closedId: null };
+    s = { model: null, audioMime: null, closedId: null, id: null, outputLanguage: null };
     sessions.set(ctx, s);
   }
   return s;
@@ -93,6 +105,12 @@ class RealtimeResponse implements ResponseHandler {
         return this.onDone(payload);
       case 'error':
         return this.onError(payload);
+      case 'session.input_transcript.delta':
+      case 'session.output_transcript.delta':
+      case 'session.output_audio.delta':
+        return this.onTranslation(payload, type);
+      case 'session.closed':
+        return this.onClosed(payload);
       default:
         if (type !== undefined && type.startsWith('response.')) return this.onResponseEvent(payload, type);
         return this.raw(payload);
@@ -118,6 +136,10 @@ class RealtimeResponse implements ResponseHandler {
       if (model !== undefined) this.session.model = model;
       const mime = audioMime(s);
       if (mime !== null) this.session.audioMime = mime;
+      const id = str(s['id']);
+      if (id !== undefined) this.session.id = id;
+      const language = str(obj(obj(s['audio'])?.['output'])?.['language']);
+      if (language !== undefined) this.session.outputLanguage = language;
     }
     if (type === 'session.created' && this.isStarted) {
       // A new connection while a response was streaming: the old one was cut off.
@@ -185,6 +207,31 @@ class RealtimeResponse implements ResponseHandler {
     }
     this.session.closedId = this.id;
     this.ctx.emit(doneEvent(stop, providerReason));
+  }
+
+  /** A translation session's deltas: the session is the response (see the file's comment). */
+  private onTranslation(payload: JsonObject, type: string): void {
+    const delta = str(payload['delta']);
+    if (delta === undefined || delta === '') return this.raw(payload);
+    if (!this.isStarted) this.begin(this.session.id, undefined);
+    if (type === 'session.input_transcript.delta') return this.ctx.emit({ type: 'input_transcript', text: delta });
+    if (type === 'session.output_transcript.delta') return this.ctx.emit({ type: 'text_delta', index: 0, text: delta, transcript: true });
+    this.ctx.emit({ type: 'audio_delta', index: 0, mimeType: translationAudioMime(payload), data: delta });
+  }
+
+  /** `session.closed`: the end of a translation session (of any session: a response still open was cut off). */
+  private onClosed(payload: JsonObject): void {
+    this.raw(payload);
+    if (!this.isStarted) return;
+    if (this.id !== this.session.id) {
+      // A conversation's response still open when the session closed: it never got its response.done.
+      this.ctx.emit(errorEvent('incomplete_stream', "the session closed before the response's response.done", true));
+      this.session.closedId = this.id;
+      return this.ctx.emit(doneEvent('error', null));
+    }
+    const done = doneEvent('end', null);
+    if (this.session.outputLanguage !== null) done.language = this.session.outputLanguage;
+    this.ctx.emit(done);
   }
 
   /** Realtime errors are about a client event; the session (and any response) goes on. */
@@ -308,6 +355,17 @@ class RealtimeResponse implements ResponseHandler {
     call.done = true;
     this.ctx.emit({ type: 'tool_call_done', index: call.index, id: call.id, name: call.name, arguments: text });
   }
+}
+
+/** `{format: "pcm16", sample_rate: 24000, channels: 1}` → `audio/pcm;rate=24000` (channels only when not 1). */
+function translationAudioMime(payload: JsonObject): string {
+  const format = str(payload['format']);
+  let mime = format === undefined || format === 'pcm16' ? DEFAULT_AUDIO_MIME : (BETA_AUDIO_FORMATS[format] ?? `audio/${format}`);
+  const rate = num(payload['sample_rate']);
+  if (rate !== undefined) mime += `;rate=${rate}`;
+  const channels = num(payload['channels']);
+  if (channels !== undefined && channels !== 1) mime += `;channels=${channels}`;
+  return mime;
 }
 
 function hasFunctionCall(response: JsonObject | undefined): boolean {

@@ -44,8 +44,9 @@ const expected: Record<string, Json[]> = {
   ],
   'audio-transcript': [
     'raw:setupComplete',
-    'raw:serverContent', // inputTranscription: the user's turn opens no response
-    'raw:serverContent',
+    // inputTranscription: what the user said, which opens no response
+    { type: 'input_transcript', text: ' What time' },
+    { type: 'input_transcript', text: ' is it?' },
     start(null),
     { type: 'reasoning_delta', index: 0, text: '**Answering the time**\n\nI cannot see a clock.' },
     'raw:serverContent', // empty outputTranscription {}
@@ -89,7 +90,7 @@ const expected: Record<string, Json[]> = {
     // residue of the interrupted turn, up to its own turnComplete: no new response
     'raw:serverContent',
     'raw:serverContent,usageMetadata',
-    'raw:serverContent', // inputTranscription
+    { type: 'input_transcript', text: 'Stop, tell me a joke.' },
     start(null),
     { type: 'text_delta', index: 0, text: 'Why did the chicken' },
     { type: 'text_delta', index: 0, text: ' cross the road?' },
@@ -119,11 +120,16 @@ const expected: Record<string, Json[]> = {
     start(null),
     { type: 'audio_delta', index: 0, mimeType: L16, data: A1 },
     { type: 'audio_delta', index: 1, mimeType: L16, data: A2 },
-    { type: 'text_delta', index: 0, text: 'The prompt mentions a specific artist.', refusal: true },
+    // a prompt Lyria left out: a notice, no error, no text (the music goes on)
+    {
+      type: 'notice',
+      code: 'filtered_prompt',
+      message: 'The prompt mentions a specific artist. (prompt: music like a famous band)',
+      raw: { text: 'music like a famous band', filteredReason: 'The prompt mentions a specific artist.' },
+    },
     { type: 'audio_delta', index: 0, mimeType: L16, data: A3 },
-    // music streams have no turn terminal: the end of input is reported
-    { type: 'error', code: 'incomplete_stream', message: "input ended before the response's terminal event", terminal: true },
-    { type: 'done', stopReason: 'error', providerReason: null },
+    // music has no turn terminal: the end of the input ends the session
+    { type: 'done', stopReason: 'end', providerReason: null },
   ],
 };
 
@@ -334,12 +340,29 @@ const corpusChecks: Record<string, (tt: Test, evs: Ev[]) => void> = {
     const reasoning = evs.find((e) => e.type === 'reasoning_delta');
     tt.match(reasoning, { text: /^\*\*Acknowledge the Introduction\*\*/ });
     tt.equal(countType(evs, 'audio_delta'), 7);
-    const inputTranscripts = evs.filter((e) => e.type === 'raw' && JSON.stringify(e.event).includes('inputTranscription'));
-    tt.equal(inputTranscripts.length, 5, 'inputTranscription stays raw');
+    tt.equal(evs.filter((e) => e.type === 'raw' && JSON.stringify(e.event).includes('inputTranscription')).length, 0, 'no inputTranscription left raw');
+    const heard = evs.filter((e) => e.type === 'input_transcript');
+    tt.equal(heard.length, 5, "the user's speech: input_transcript, before the turn opens");
+    tt.ok(evs.indexOf(heard.at(-1)!) < evs.findIndex((e) => e.type === 'start'));
+    tt.equal(heard.map((e) => (e.type === 'input_transcript' ? e.text : '')).join(''), ' Hello, my name is Marcelo.');
     tt.same(evs.filter((e) => e.type === 'usage').map(brief), [
       { type: 'usage', inputTokens: 1197, outputTokens: 65, totalTokens: 1234, reasoningTokens: 28, cachedInputTokens: null },
     ]);
     tt.same(evs.at(-1), { type: 'done', stopReason: 'end', providerReason: null });
+  },
+  'vercel-ai--speech-translation.ws.jsonl': (tt, evs) => {
+    // Source and translation kept apart; no turnComplete: the input's end ends the session, no error.
+    tt.equal(evs.filter((e) => e.type === 'input_transcript').map((e) => (e.type === 'input_transcript' ? `${e.text}|${e.language}` : '')).join(''), 'The quick brown fox|en jumps over the|en lazy dog.|en');
+    tt.equal(texts(evs, (e) => e.transcript === true), 'El zorro marrón rápido salta sobre el perro perezoso.');
+    tt.same(evs.filter((e) => e.type === 'audio_delta').map((e) => (e.type === 'audio_delta' ? [e.mimeType, Buffer.from(e.data, 'base64').length] : null)), [
+      ['audio/pcm;rate=24000', 8],
+      ['audio/pcm;rate=24000', 12],
+    ]);
+    tt.equal(countType(evs, 'error'), 0);
+    tt.same(evs.slice(-2).map(brief), [
+      { type: 'usage', inputTokens: 25, outputTokens: 25, totalTokens: 50, ...usage0 },
+      { type: 'done', stopReason: 'end', providerReason: null, language: 'es' },
+    ]);
   },
   'pydantic-ai--history-seeding.ws.jsonl': (tt, evs) => {
     tt.equal(texts(evs, (e) => e.transcript === true), 'Your name is Alice, and your favorite color is teal.');
@@ -370,7 +393,7 @@ const corpusChecks: Record<string, (tt: Test, evs: Ev[]) => void> = {
 
 t.test('corpus gemini-live', (tt) => {
   const files = corpusFiles(['gemini-live']);
-  tt.equal(files.length, 12);
+  tt.equal(files.length, 13);
   for (const f of files) {
     tt.test(f.name, (t2) => {
       const evs = stable(t2, f.bytes, {}, { quick: true });

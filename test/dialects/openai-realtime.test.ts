@@ -3,7 +3,9 @@ import type { Json, UnifiedEvent } from '../../lib/events.js';
 import { createNormalizer } from '../../lib/dialects/normalizer.js';
 import { createMessageDecoder } from '../../lib/dialects/capture.js';
 import { chain, runStage } from '../../lib/stage.js';
-import { corpusFiles, fixture } from '../helpers/corpus.js';
+import type { FinalResult } from '../../lib/accumulate/types.js';
+import { createOutputStage } from '../../lib/pipeline/create-stream.js';
+import { corpusFile, corpusFiles, fixture } from '../helpers/corpus.js';
 import { decodeEvents as run, detectedDialect, stable } from '../helpers/decode.js';
 import { briefs, countType as count, rawLabel, texts } from '../helpers/events.js';
 
@@ -338,6 +340,25 @@ const corpusChecks: Record<string, CorpusCheck> = {
       tt.match(evs.find((e) => e.type === 'raw' && label(e.event) === 'session.created'), { event: { session: { max_output_tokens: 'inf' } } });
     },
   },
+  'vercel-ai--speech-translation.ws.jsonl': {
+    // A translation session is one response: source and translation kept apart, audio with its rate, closed by session.closed.
+    responses: 1,
+    check(tt, evs) {
+      tt.match(evs.find((e) => e.type === 'start'), { id: 'session-fixture', model: 'gpt-realtime-translate', dialect: 'openai-realtime' });
+      tt.equal(evs.filter((e) => e.type === 'input_transcript').map((e) => (e.type === 'input_transcript' ? e.text : '')).join(''), ' The quick brown fox jumps over the lazy');
+      tt.equal(texts(evs, (e) => e.transcript === true), 'La rápida zorra marrón salta sobre el perro perezoso.');
+      tt.equal(count(evs, 'text_delta'), 15);
+      tt.same(evs.filter((e) => e.type === 'audio_delta').map(brief), [{ type: 'audio_delta', index: 0, mimeType: 'audio/pcm;rate=24000', data: 'AQID' }]);
+      tt.same(evs.slice(-2).map(brief), ['raw:session.closed', { type: 'done', stopReason: 'end', providerReason: null, language: 'es' }]);
+      const [f, ...rest] = runStage(createOutputStage({ output: 'final' }), [corpusFile('openai-realtime/vercel-ai--speech-translation.ws.jsonl')]) as FinalResult[];
+      tt.same(rest, [], 'one final per session');
+      tt.equal(f!.text, 'La rápida zorra marrón salta sobre el perro perezoso.');
+      tt.equal(f!.inputTranscript, ' The quick brown fox jumps over the lazy');
+      tt.same(f!.audio, { mimeType: 'audio/pcm;rate=24000', sampleRate: 24000, bytes: Buffer.from('AQID', 'base64').length });
+      tt.equal(f!.language, 'es');
+      tt.equal(f!.stopReason, 'end');
+    },
+  },
   'pydantic-ai--webrtc-sideband-audio.ws.jsonl': {
     responses: 1,
     check(tt, evs) {
@@ -352,7 +373,7 @@ const corpusChecks: Record<string, CorpusCheck> = {
 
 t.test('corpus openai-realtime', (tt) => {
   const files = corpusFiles(['openai-realtime']);
-  tt.equal(files.length, 8);
+  tt.equal(files.length, 9);
   for (const f of files) {
     tt.test(f.name, (t2) => {
       const evs = stable(t2, f.bytes, {}, { quick: true });

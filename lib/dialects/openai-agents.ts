@@ -42,10 +42,10 @@ export function agentsUsage(u: JsonObject): Usage {
   };
 }
 
-const states = new WeakMap<object, { model: string | null }>();
+const states = new WeakMap<object, { model: string | null; started: boolean }>();
 
 function createAgentsTurn(ctx: DialectContext): ResponseHandler {
-  const session = inputState(states, ctx, () => ({ model: null as string | null }));
+  const session = inputState(states, ctx, () => ({ model: null as string | null, started: false }));
   const scope: Scope = {};
   /** Text seen per `output_index:content_index` (reasoning: `r` prefix), for the `.done` tails. */
   const seen = new Map<string, string>();
@@ -184,13 +184,19 @@ function createAgentsTurn(ctx: DialectContext): ResponseHandler {
         return;
       }
       scope.session ??= str(p['session_id']) ?? str(obj(p['session'])?.['id']);
+      if (p['type'] === 'agent.session.created') {
+        const s = obj(p['session']);
+        session.model = str(obj(s?.['agent'])?.['model']) ?? null;
+        session.started = true;
+        emit(sessionStart(str(s?.['id']) ?? null, session.model));
+        return;
+      }
+      if (!session.started) {
+        // A stream joined after the session was created: the session is first seen here.
+        session.started = true;
+        emit(sessionStart(scope.session ?? null, null));
+      }
       switch (p['type']) {
-        case 'agent.session.created': {
-          const s = obj(p['session']);
-          session.model = str(obj(s?.['agent'])?.['model']) ?? null;
-          emit(sessionStart(str(s?.['id']) ?? null, session.model));
-          return;
-        }
         case 'agent.session.turn.created':
           open(p);
           return;

@@ -27,14 +27,14 @@ import { corpusFiles, repoRoot } from '../helpers/corpus.js';
 
 const RECORD = process.env['WIREFOLD_RECORD_DETECT'] === '1';
 
-/** Every file under fixtures/ but the corpus, sorted by path. */
+/** Every file under fixtures/ but the corpus and the notes beside the fixtures (`.md`), sorted by path. */
 function fixtureFiles(): { name: string; bytes: Buffer }[] {
   const out: { name: string; bytes: Buffer }[] = [];
   const walk = (dir: string): void => {
     for (const f of readdirSync(dir).sort()) {
       const path = join(dir, f);
       if (statSync(path).isDirectory()) walk(path);
-      else out.push({ name: relative(join(repoRoot, 'fixtures'), path), bytes: readFileSync(path) });
+      else if (!f.endsWith('.md')) out.push({ name: relative(join(repoRoot, 'fixtures'), path), bytes: readFileSync(path) });
     }
   };
   for (const d of readdirSync(join(repoRoot, 'fixtures')).sort()) {

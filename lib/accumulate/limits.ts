@@ -3,6 +3,7 @@
  * (the limits themselves: ../limits.ts). Exceeding a limit throws LimitExceededError naming it.
  */
 import { LimitExceededError } from '../errors.js';
+import { byteLength } from '../bytes/index.js';
 
 export { DEFAULT_MAX_BLOCKS, DEFAULT_MAX_TEXT_BYTES, DEFAULT_MAX_TOOL_ARGUMENT_BYTES, limitOption } from '../limits.js';
 
@@ -50,9 +51,9 @@ export class ByteMeter {
     if (this.bytes < 0) {
       this.units += text.length;
       if (this.units * 3 <= this.max) return;
-      this.bytes = source.utf8Bytes() + Buffer.byteLength(text, 'utf8');
+      this.bytes = source.utf8Bytes() + byteLength(text);
     } else {
-      this.bytes += Buffer.byteLength(text, 'utf8');
+      this.bytes += byteLength(text);
     }
     if (this.bytes > this.max) throw this.error();
   }
@@ -70,7 +71,7 @@ export class ByteMeter {
 
   /** Checks a whole text that replaces the buffered one (e.g. authoritative tool arguments). */
   check(text: string): void {
-    if (text.length * 3 > this.max && Buffer.byteLength(text, 'utf8') > this.max) throw this.error();
+    if (text.length * 3 > this.max && byteLength(text) > this.max) throw this.error();
   }
 
   reset(): void {

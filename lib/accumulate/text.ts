@@ -4,7 +4,7 @@
  * deltas taken as wire bytes: as UTF-8 in a buffer) and joined only when
  * read, so accumulation is linear in the text size.
  */
-import { isAscii, transcode } from 'node:buffer';
+import { alloc, byteLength, decodeValid, units as nativeUnits, writeLatin1, writeUtf8 } from '../bytes/index.js';
 import { optionsObject } from '../options.js';
 import type { Emit, Stage } from '../stage.js';
 import type { UnifiedEvent } from '../events.js';
@@ -33,35 +33,19 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 const ABSORB_MAX = 1 << 16;
 /** Most bytes the UTF-16 buffer grows by at a time. */
 const MAX_GROWTH = 64 << 20;
-/**
- * UTF-8 bytes up to which a text is decoded by utf8Slice rather than
- * transcode + ucs2Slice: a transcode call has a fixed cost before it converts
- * anything, more than V8's byte-at-a-time decoding of a short text takes.
- */
-const SHORT_UTF8 = 1024;
 /** A character outside Latin-1: the joined text is a two-byte string (on a one-byte string the test fails at once). */
 const TWO_BYTE = /[^\x00-\xff]/;
-
-/** Buffer's native UTF-16, latin1 and UTF-8 methods (toString/write dispatch to them; on Buffer.prototype since Node 0.x). */
-interface NativeBuffer extends Buffer {
-  ucs2Write(text: string, offset: number): number;
-  ucs2Slice(start: number, end: number): string;
-  latin1Write(text: string, offset: number): number;
-  utf8Write(text: string, offset: number): number;
-  latin1Slice(start: number, end: number): string;
-  utf8Slice(start: number, end: number): string;
-}
 
 /**
  * A buffer of at least `need` bytes holding buf[0, used): buf itself, or one
  * grown fourfold (see TextBlock.write); a first one starts small (short
  * responses in a log: one per text block).
  */
-function room(buf: NativeBuffer | null, used: number, need: number): NativeBuffer {
-  if (buf === null) return Buffer.allocUnsafe(Math.max(1024, 4 * need)) as NativeBuffer;
+function room(buf: Uint8Array | null, used: number, need: number): Uint8Array {
+  if (buf === null) return alloc(Math.max(1024, 4 * need), true);
   if (need <= buf.length) return buf;
-  const grown = Buffer.allocUnsafeSlow(Math.max(need, Math.min(4 * buf.length, buf.length + MAX_GROWTH))) as NativeBuffer;
-  buf.copy(grown, 0, 0, used);
+  const grown = alloc(Math.max(need, Math.min(4 * buf.length, buf.length + MAX_GROWTH)));
+  grown.set(buf.subarray(0, used));
   return grown;
 }
 
@@ -84,10 +68,10 @@ export class TextBlock {
   /** Characters in the parts after the groups. */
   private pendingChars = 0;
   /** Long deltas of two-byte text: the text so far as UTF-16 code units in units[0, unitBytes), and no parts. */
-  private units: NativeBuffer | null = null;
+  private units: Uint8Array | null = null;
   private unitBytes = 0;
   /** Deltas taken as wire bytes (writeRaw): their text as UTF-8 in raw[0, rawBytes), after the parts or units. */
-  private raw: NativeBuffer | null = null;
+  private raw: Uint8Array | null = null;
   private rawBytes = 0;
   /** Set by the final accumulator when a signature belongs to this (reasoning) block. */
   signature: string | null = null;
@@ -131,8 +115,9 @@ export class TextBlock {
       // per page (far fewer this way, where the buffer and the text read out of it are malloc'ed
       // memory that gets reused). One-byte text stays in parts (a buffer would double its size),
       // and so do short deltas (one native call each costs more than their share of a join).
-      if (long && TWO_BYTE.test(group)) {
-        this.units = Buffer.allocUnsafeSlow(Math.max(1 << 16, 4 * group.length)) as NativeBuffer;
+      // (a runtime without a native UTF-16 write, a browser say, keeps the parts)
+      if (long && nativeUnits !== null && TWO_BYTE.test(group)) {
+        this.units = alloc(Math.max(1 << 16, 4 * group.length));
         for (const part of parts) this.write(part);
         this.parts = [];
         this.grouped = 0;
@@ -153,7 +138,7 @@ export class TextBlock {
     if (this.raw === null && this.parts.length > 0) this.absorbParts();
     const at = this.rawBytes;
     const raw = (this.raw = room(this.raw, at, at + body.length));
-    raw.latin1Write(body, at);
+    writeLatin1(raw, body, at);
     let b = body.indexOf('\\');
     if (b === -1) return body.length;
     let w = at + b;
@@ -229,7 +214,7 @@ export class TextBlock {
     }
     let bytes = 0;
     const raw = (this.raw = room(null, 0, 3 * chars));
-    for (const part of parts) bytes += raw.utf8Write(part, bytes);
+    for (const part of parts) bytes += writeUtf8(raw, part, bytes);
     this.rawBytes = bytes;
     this.parts = [];
     this.grouped = 0;
@@ -243,15 +228,7 @@ export class TextBlock {
 
   /** The text taken as wire bytes, decoded into a part of its own (the bytes are valid UTF-8). */
   private flushRaw(): void {
-    const bytes = this.raw!.subarray(0, this.rawBytes) as NativeBuffer;
-    let text: string;
-    if (isAscii(bytes)) text = bytes.latin1Slice(0, bytes.length);
-    else if (bytes.length <= SHORT_UTF8) text = bytes.utf8Slice(0, bytes.length);
-    else {
-      // (transcode converts with simdutf on Node 20.20, into a buffer, then one copy: faster than utf8Slice on two-byte text, which V8 decodes a byte at a time)
-      const units = transcode(bytes, 'utf8', 'ucs2') as NativeBuffer;
-      text = units.ucs2Slice(0, units.length);
-    }
+    const text = decodeValid(this.raw!.subarray(0, this.rawBytes));
     this.raw = null;
     this.rawBytes = 0;
     if (this.units === null && this.parts.length === 0) {
@@ -272,7 +249,7 @@ export class TextBlock {
    */
   private write(text: string): void {
     const units = (this.units = room(this.units, this.unitBytes, this.unitBytes + 2 * text.length));
-    this.unitBytes += units.ucs2Write(text, this.unitBytes);
+    this.unitBytes += nativeUnits!.write(units, text, this.unitBytes);
   }
 
   /** The block's text; collapses the parts so repeated reads do not re-join. */
@@ -280,7 +257,7 @@ export class TextBlock {
     if (this.rawBytes > 0) this.flushRaw();
     if (this.units !== null) {
       // (read out once: the buffer goes, the text stays as the only part)
-      const text = this.units.ucs2Slice(0, this.unitBytes);
+      const text = nativeUnits!.read(this.units, 0, this.unitBytes);
       this.units = null;
       this.unitBytes = 0;
       this.parts = [text];
@@ -300,8 +277,8 @@ export class TextBlock {
   /** UTF-8 bytes of the text so far (for the byte limit; measured once, when the cheap bound no longer holds). */
   utf8Bytes(): number {
     let bytes = this.rawBytes;
-    if (this.units !== null) bytes += Buffer.byteLength(this.units.ucs2Slice(0, this.unitBytes), 'utf8');
-    for (const part of this.parts) bytes += Buffer.byteLength(part, 'utf8');
+    if (this.units !== null) bytes += byteLength(nativeUnits!.read(this.units, 0, this.unitBytes));
+    for (const part of this.parts) bytes += byteLength(part);
     return bytes;
   }
 }

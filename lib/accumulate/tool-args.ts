@@ -4,6 +4,7 @@
  * once at `tool_call_done`.
  */
 import { assertNever, type Json, type UnifiedEvent } from '../events.js';
+import { byteLength } from '../bytes/index.js';
 import { optionsObject } from '../options.js';
 import type { Emit, Stage } from '../stage.js';
 import type { FinalError, ToolArgsAccumulatorOptions } from './types.js';
@@ -54,7 +55,7 @@ export class ToolCall implements Utf8Source {
 
   utf8Bytes(): number {
     let bytes = 0;
-    for (const part of this.parts) bytes += Buffer.byteLength(part, 'utf8');
+    for (const part of this.parts) bytes += byteLength(part);
     return bytes;
   }
 

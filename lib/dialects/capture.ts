@@ -16,6 +16,7 @@
  * `captures: 'all'` asks for client messages to be parsed too.
  */
 import { OptionError } from '../errors.js';
+import { base64, utf8 as decodeUtf8 } from '../bytes/index.js';
 import { optionsObject } from '../options.js';
 import type { Json, JsonObject, Position, ProviderEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
@@ -139,13 +140,13 @@ export function createCaptureUnwrapper(options: CaptureOptions = {}): CaptureUnw
     // Opcode 2 is a binary frame, exported as base64 (Gemini Live sends its JSON in binary frames).
     const binary = m['opcode'] === 2;
     if (type === 'receive') {
-      emit(decodeMessage(binary ? Buffer.from(data, 'base64').toString('utf8') : data, pe.event, pe.frame, pe.at));
+      emit(decodeMessage(binary ? base64Text(data) : data, pe.event, pe.frame, pe.at));
       return;
     }
     const rec: JsonObject = { dir: 'send', data };
     if (m['time'] !== undefined) rec['time'] = m['time'];
     if (m['opcode'] !== undefined) rec['opcode'] = m['opcode'];
-    if (parseSent && binary) rec['data'] = Buffer.from(data, 'base64').toString('utf8');
+    if (parseSent && binary) rec['data'] = base64Text(data);
     send(rec, pe, emit);
   }
 
@@ -178,7 +179,7 @@ export function createMessageDecoder(options: CaptureOptions = {}): Stage<Messag
       let pe: ProviderEvent;
       if (typeof message === 'string') pe = decodeMessage(message, 'message', n);
       else if (message instanceof Uint8Array) pe = decodeMessage(utf8(message), 'message', n);
-      else if (message instanceof ArrayBuffer) pe = decodeMessage(Buffer.from(message).toString('utf8'), 'message', n);
+      else if (message instanceof ArrayBuffer) pe = decodeMessage(utf8(new Uint8Array(message)), 'message', n);
       else pe = { kind: 'json', payload: message, event: 'message', frame: n };
       if (pe.kind === 'json') unwrap(pe, emit);
       else emit(pe);
@@ -188,7 +189,12 @@ export function createMessageDecoder(options: CaptureOptions = {}): Stage<Messag
 }
 
 function utf8(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return decodeUtf8(bytes, 0, bytes.length);
+}
+
+/** A binary message's base64 as UTF-8 text. */
+function base64Text(data: string): string {
+  return utf8(base64(data));
 }
 
 function isObj(v: Json | undefined): v is JsonObject {

@@ -6,6 +6,7 @@
  * not by the OOM killer — even in events mode, with no accumulator.
  */
 import { LimitExceededError } from '../errors.js';
+import { byteLength } from '../bytes/index.js';
 import type { UnifiedEvent } from '../events.js';
 import type { LimitOptions, Limits } from '../limits.js';
 
@@ -37,7 +38,7 @@ export function createResponseLimits(limits: Pick<Limits, 'maxToolArgumentBytes'
         }
       } else if (ev.type === 'tool_call_delta') {
         if (refused.has(ev.id)) return false;
-        const n = (argBytes.get(ev.id) ?? 0) + Buffer.byteLength(ev.argumentsDelta);
+        const n = (argBytes.get(ev.id) ?? 0) + byteLength(ev.argumentsDelta);
         if (n > maxArgs) {
           refused.add(ev.id);
           throw new LimitExceededError('maxToolArgumentBytes', maxArgs, `tool call ${ev.id}: arguments too large`, at(ev));

@@ -87,7 +87,7 @@ export interface TextNormalizer extends Normalizer {
    * `n`. Returns the event's end when it was fully handled, else -1 (nothing
    * happened: the framer reads the event as usual).
    */
-  pushEvent(buf: Buffer, pos: number, limit: number, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): number;
+  pushEvent(buf: Uint8Array, pos: number, limit: number, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): number;
   /** A new input chunk (possibly a refilled Buffer) is about to be read. */
   newChunk(): void;
   /**
@@ -95,7 +95,7 @@ export interface TextNormalizer extends Normalizer {
    * buf[start, end) with the payload at [dataStart, dataEnd), all plain; learn
    * it as an event template (the block's bytes hold `event`'s line already).
    */
-  learnEvent(event: string, buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void;
+  learnEvent(event: string, buf: Uint8Array, start: number, dataStart: number, dataEnd: number, end: number): void;
   /** The SSE input ended without an event but with lines that are not SSE fields: a terminal not_a_stream error, then done(error). */
   unframed(report: Unframed, emit: Emit<UnifiedEvent>): void;
 }

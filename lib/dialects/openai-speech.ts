@@ -23,6 +23,7 @@
  * guessed. The type found is set on every delta of the response.
  */
 import type { JsonObject } from '../events.js';
+import { base64 as base64Bytes, latin1 } from '../bytes/index.js';
 import { doneEvent, obj, str, usageEvent } from './helpers.js';
 import { OpenAIAudioResponse, tokenUsage } from './openai-audio.js';
 import { defineDialect } from './types.js';
@@ -32,8 +33,8 @@ export const SPEECH_PREFIX = 'speech.audio.';
 /** The MIME type the first bytes of an audio stream show, or null when they show none (raw PCM). */
 export function sniffAudioMimeType(base64: string): string | null {
   // 16 base64 characters are 12 bytes: enough for every signature below.
-  const head = Buffer.from(base64.slice(0, 16).replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  const ascii = (from: number, to: number): string => head.subarray(from, to).toString('latin1');
+  const head = base64Bytes(base64.slice(0, 16).replace(/-/g, '+').replace(/_/g, '/'));
+  const ascii = (from: number, to: number): string => latin1(head, from, to);
   if (head.length >= 3 && ascii(0, 3) === 'ID3') return 'audio/mpeg';
   if (head.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WAVE') return 'audio/wav';
   if (head.length >= 4 && ascii(0, 4) === 'OggS') return 'audio/ogg';

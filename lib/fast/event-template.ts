@@ -29,7 +29,7 @@
  * (one native call): its captures are then decoded only when read as
  * strings, and `raw` hands a text capture on undecoded.
  */
-import { isAscii, isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from '../bytes/index.js';
 import { EVENT_CUT, EVENT_CUT_CLEAN } from '../framing/lines.js';
 import { HIGH_BYTE, latin1, replacedInvalidUtf8, utf8 } from '../framing/utf8.js';
 import { decodeWireBody, unescapeJson } from '../framing/json-text.js';
@@ -138,7 +138,7 @@ export class EventTemplateStore implements TemplateMatch {
    * valid UTF-8: it is not tried), whose offsets are `mapped` to byte offsets
    * unless it is all ASCII.
    */
-  private chunk: Buffer | null = null;
+  private chunk: Uint8Array | null = null;
   private base = 0;
   private text = '';
   private utf8View = false;
@@ -196,7 +196,7 @@ export class EventTemplateStore implements TemplateMatch {
    * `limit`, a captured string is not valid UTF-8, or the chunk is over
    * MAX_EVENT_CHUNK).
    */
-  match(buf: Buffer, pos: number, limit: number): number {
+  match(buf: Uint8Array, pos: number, limit: number): number {
     const list = this.learned.list;
     if (list.length === 0 || buf.length > MAX_EVENT_CHUNK) return -1;
     if (buf !== this.chunk || pos < this.base) this.read(buf, pos);
@@ -240,7 +240,7 @@ export class EventTemplateStore implements TemplateMatch {
   }
 
   /** Makes the chunk's text from byte `pos` on, in the view the last chunks' events call for. */
-  private read(buf: Buffer, pos: number): void {
+  private read(buf: Uint8Array, pos: number): void {
     this.utf8View = !this.rawText && this.high * 2 > this.matched;
     this.matched /= 2;
     this.high /= 2;
@@ -287,7 +287,7 @@ export class EventTemplateStore implements TemplateMatch {
    * the first line end byte from where the payload would end were it ASCII:
    * the bytes stepped over are the payload's extra UTF-8 bytes, a few per event.
    */
-  private byteEnd(buf: Buffer, pos: number, t: EventTemplate, chars: number): number {
+  private byteEnd(buf: Uint8Array, pos: number, t: EventTemplate, chars: number): number {
     const nl = t.tail.charCodeAt(0);
     let i = pos + chars - t.suffix;
     while (buf[i] !== nl && i < buf.length) i++;
@@ -295,7 +295,7 @@ export class EventTemplateStore implements TemplateMatch {
   }
 
   /** UTF-8 view: the text offset of byte `pos` (a character boundary at or after `base`). */
-  private charAt(buf: Buffer, pos: number): number {
+  private charAt(buf: Uint8Array, pos: number): number {
     const back = pos < this.atByte;
     let c = back ? 0 : this.atChar;
     let i = back ? this.base : this.atByte;
@@ -315,7 +315,7 @@ export class EventTemplateStore implements TemplateMatch {
   }
 
   /** Latin1 view: decodes the captured strings holding bytes above 0x7F; false when one is not valid UTF-8. */
-  private decodeCaptures(buf: Buffer, m: RegExpExecArray, t: EventTemplate, pos: number): boolean {
+  private decodeCaptures(buf: Uint8Array, m: RegExpExecArray, t: EventTemplate, pos: number): boolean {
     const decoded = this.decoded;
     const text = this.text;
     const strings = t.strings;
@@ -367,7 +367,7 @@ export class EventTemplateStore implements TemplateMatch {
    * Adds the event template of a plain block buf[start, end) whose data line
    * payload buf[dataStart, dataEnd) `template` has just recognised.
    */
-  learn(template: Template | null, buf: Buffer, start: number, dataStart: number, dataEnd: number, end: number): void {
+  learn(template: Template | null, buf: Uint8Array, start: number, dataStart: number, dataEnd: number, end: number): void {
     if (template === null || template.lineSource === null || !this.learned.learning) return;
     // an event name, a few field lines and line ends; more (long comments) is not worth a regex of its own
     if (dataStart - start + (end - dataEnd) > MAX_LITERAL) return;

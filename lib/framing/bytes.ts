@@ -1,21 +1,23 @@
-/** Input normalisation shared by the framers: every chunk becomes a Buffer view (no copy for bytes). */
+/**
+ * Input normalisation shared by the framers: every chunk becomes bytes, a
+ * view of its own (no copy; a Buffer view on Node, see lib/bytes/).
+ */
+import { concat, copy, view } from '../bytes/index.js';
 import { ChunkTypeError } from '../errors.js';
 
 export type Chunk = Uint8Array | string;
 
 /** Throws a ChunkTypeError for anything else (a source of objects, numbers or ArrayBuffers). */
-export function toBuffer(chunk: Chunk): Buffer {
-  if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
-  if (Buffer.isBuffer(chunk)) return chunk;
-  if (!ArrayBuffer.isView(chunk)) throw new ChunkTypeError(chunk);
-  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+export function toBytes(chunk: Chunk): Uint8Array {
+  if (typeof chunk !== 'string' && !ArrayBuffer.isView(chunk)) throw new ChunkTypeError(chunk);
+  return view(chunk);
 }
 
-/** Joins pending fragments and the head of the current chunk into one Buffer (one copy, once per completed item). */
-export function joinFragments(fragments: Buffer[], tail: Buffer): Buffer {
+/** Joins pending fragments and the head of the current chunk into one array (one copy, once per completed item). */
+export function joinFragments(fragments: Uint8Array[], tail: Uint8Array): Uint8Array {
   if (fragments.length === 0) return tail;
   fragments.push(tail);
-  const joined = Buffer.concat(fragments);
+  const joined = concat(fragments);
   fragments.length = 0;
   return joined;
 }
@@ -28,22 +30,22 @@ export const DEFAULT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
  * (possibly empty); `flush` returns bytes still held back at end of input.
  */
 export interface BomStripper {
-  take(buf: Buffer): Buffer;
-  flush(): Buffer;
+  take(buf: Uint8Array): Uint8Array;
+  flush(): Uint8Array;
   /** Bytes dropped (3 when a BOM was stripped). */
   readonly stripped: number;
 }
 
 export function createBomStripper(): BomStripper {
   let decided = false;
-  let head: Buffer | null = null;
+  let head: Uint8Array | null = null;
   // (`stripped` a data field, not a getter: see normalizer.ts)
   const self: BomStripper & { stripped: number } = {
     stripped: 0,
     take(buf) {
       if (decided) return buf;
       if (head !== null) {
-        buf = Buffer.concat([head, buf]);
+        buf = concat([head, buf]);
         head = null;
       }
       const n = Math.min(buf.length, 3);
@@ -54,7 +56,7 @@ export function createBomStripper(): BomStripper {
         }
       }
       if (buf.length < 3) {
-        head = Buffer.from(buf);
+        head = copy(buf);
         return EMPTY_BUFFER;
       }
       decided = true;
@@ -72,5 +74,5 @@ export function createBomStripper(): BomStripper {
 }
 
 const BOM = [0xef, 0xbb, 0xbf];
-/** One shared zero-length Buffer (nothing can be written into it). */
-export const EMPTY_BUFFER = Buffer.alloc(0);
+/** One shared zero-length array (nothing can be written into it). */
+export const EMPTY_BUFFER: Uint8Array = view(new Uint8Array(0));

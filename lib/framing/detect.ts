@@ -5,7 +5,8 @@
  */
 import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
-import { toBuffer, type Chunk } from './bytes.js';
+import { copy } from '../bytes/index.js';
+import { toBytes, type Chunk } from './bytes.js';
 import { createJsonScanner } from './json-scanner.js';
 import { makeNdjsonFramer } from './ndjson.js';
 import { resolveFramerOptions, type FramerOptions, type ResolvedFramerOptions } from './options.js';
@@ -72,7 +73,7 @@ export function createAutoFramer(options: AnyFramerOptions = {}, onDetect?: (f: 
 export function makeAutoFramer(options: ResolvedFramerOptions, onDetect?: (f: FramingName) => void, hooks?: SseHooks): AutoFramer {
   const maxHeld = options.maxFrameBytes;
   let inner: Stage<Chunk, Frame> | null = null;
-  const held: Buffer[] = [];
+  const held: Uint8Array[] = [];
   let heldBytes = 0;
 
   function decide(name: FramingName, emit: Emit<Frame>): void {
@@ -87,9 +88,9 @@ export function makeAutoFramer(options: ResolvedFramerOptions, onDetect?: (f: Fr
     framing: null,
     push(chunk, emit) {
       if (inner !== null) return inner.push(chunk, emit);
-      const buf = toBuffer(chunk);
+      const buf = toBytes(chunk);
       const name = detectFraming(buf, heldBytes);
-      held.push(Buffer.from(buf));
+      held.push(copy(buf));
       heldBytes += buf.length;
       if (name !== null) decide(name, emit);
       else if (heldBytes > maxHeld) decide('sse', emit); // only blanks so far: SSE bounds them

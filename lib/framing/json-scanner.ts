@@ -18,7 +18,8 @@
 import { describeByte, FrameTooLargeError, JsonArrayError } from '../errors.js';
 import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
-import { createBomStripper, EMPTY_BUFFER, joinFragments, toBuffer, type Chunk } from './bytes.js';
+import { copy } from '../bytes/index.js';
+import { createBomStripper, EMPTY_BUFFER, joinFragments, toBytes, type Chunk } from './bytes.js';
 import type { ResolvedFramerOptions } from './options.js';
 import { replacedInvalidUtf8, utf8 } from './utf8.js';
 
@@ -58,7 +59,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
   let consumed = 0;
   let valueStart = -1; // start of the value in the current chunk, or -1 when it began in an earlier chunk
   let valueOffset = 0; // absolute offset of the current value
-  const fragments: Buffer[] = [];
+  const fragments: Uint8Array[] = [];
   let fragmentBytes = 0;
   let frameNo = 0;
   const bom = createBomStripper();
@@ -67,7 +68,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
   let afterLf = false;
 
   /** Ends the value at `end`; `trim`: a broken value, whose line end and trailing blanks are not part of it. */
-  function finish(buf: Buffer, end: number, emit: Emit<Frame>, trim = false): void {
+  function finish(buf: Uint8Array, end: number, emit: Emit<Frame>, trim = false): void {
     const start = valueStart < 0 ? 0 : valueStart;
     if (fragmentBytes + end - start > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, valueOffset, frameNo);
     let bytes = buf;
@@ -105,18 +106,18 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
     }
   }
 
-  function fail(expected: string, buf: Buffer | null, pos: number): never {
+  function fail(expected: string, buf: Uint8Array | null, pos: number): never {
     throw new JsonArrayError(expected, describeByte(buf === null ? undefined : buf[pos]), consumed + pos, frameNo);
   }
 
   /** values mode: the open value is broken at `pos` (see the header): it goes on as it is, up to there. */
-  function cut(buf: Buffer, pos: number, emit: Emit<Frame>): void {
+  function cut(buf: Uint8Array, pos: number, emit: Emit<Frame>): void {
     finish(buf, pos, emit, true);
     afterLf = false;
   }
 
   /** The container loop of `values` mode (array mode's stays free of its line checks): where scanning goes on. */
-  function scanValueContainer(buf: Buffer, pos: number, len: number, emit: Emit<Frame>): number {
+  function scanValueContainer(buf: Uint8Array, pos: number, len: number, emit: Emit<Frame>): number {
     for (; pos < len; pos++) {
       const b = buf[pos]!;
       if (afterLf && b === OPEN_BRACE) {
@@ -140,7 +141,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
     return pos;
   }
 
-  function scan(buf: Buffer, emit: Emit<Frame>): void {
+  function scan(buf: Uint8Array, emit: Emit<Frame>): void {
     const len = buf.length;
     let pos = 0;
     /** values mode: the first line feed at or after `pos` in this chunk (len: none), found once per line. */
@@ -260,14 +261,14 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
       const start = valueStart < 0 ? 0 : valueStart;
       fragmentBytes += len - start;
       if (fragmentBytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, valueOffset, frameNo);
-      fragments.push(Buffer.from(buf.subarray(start)));
+      fragments.push(copy(buf.subarray(start)));
     }
     consumed += len;
   }
 
   return {
     push(chunk, emit) {
-      const buf = bom.take(toBuffer(chunk));
+      const buf = bom.take(toBytes(chunk));
       if (bom.stripped > 0 && consumed === 0) consumed = bom.stripped;
       if (buf.length > 0) scan(buf, emit);
     },
@@ -295,7 +296,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
 }
 
 /** Number of consecutive backslashes ending just before `end`, not looking before `from`. */
-function trailingBackslashes(buf: Buffer, from: number, end: number): number {
+function trailingBackslashes(buf: Uint8Array, from: number, end: number): number {
   let n = 0;
   for (let i = end - 1; i >= from && buf[i] === BACKSLASH; i--) n++;
   return n;

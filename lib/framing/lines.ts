@@ -14,13 +14,14 @@
  * out later than it would have.
  */
 import { FrameTooLargeError } from '../errors.js';
+import { alloc, copy } from '../bytes/index.js';
 import { createBomStripper, EMPTY_BUFFER, joinFragments } from './bytes.js';
 
 /** Called for each complete line: the bytes are buf[start, end); `offset` is the line's absolute byte offset. */
-export type LineHandler = (buf: Buffer, start: number, end: number, offset: number) => void;
+export type LineHandler = (buf: Uint8Array, start: number, end: number, offset: number) => void;
 
 export interface LineSplitter {
-  push(buf: Buffer): void;
+  push(buf: Uint8Array): void;
   /** End of input: returns the unterminated last line through `onLine` when `flush` is true. */
   end(flush: boolean): void;
 }
@@ -30,7 +31,7 @@ export interface LineSplitter {
  * The next LF from `pos`, for a line starting with `e` (SSE's `event:` lines
  * are short: a plain loop beats Buffer#indexOf's call there), or -1.
  */
-function nearLF(buf: Buffer, pos: number, len: number): number {
+function nearLF(buf: Uint8Array, pos: number, len: number): number {
   const near = pos + 48 < len ? pos + 48 : len;
   for (let i = pos + 1; i < near; i++) if (buf[i] === 10) return i;
   return near === len ? -1 : buf.indexOf(10, near);
@@ -42,7 +43,7 @@ function nearLF(buf: Buffer, pos: number, len: number): number {
  * -1, or EVENT_CUT when the event there may be one it takes whole but `buf`
  * ends before it does (see the SSE framer's event hook).
  */
-export type LineStartHook = (buf: Buffer, pos: number, offset: number) => number;
+export type LineStartHook = (buf: Uint8Array, pos: number, offset: number) => number;
 
 /** A line-start hook's answer: the event may be one it takes whole, but the buffer ends first. */
 export const EVENT_CUT = -2;
@@ -74,7 +75,7 @@ const AFTER_CR = 2; // an LF next is the same line end
  * Where the first blank line in buf[from, to) ends (past an LF that follows
  * its CR), given the line-end state before `from`; else -1 - the state at `to`.
  */
-function blankLineEnd(buf: Buffer, from: number, to: number, state: number): number {
+function blankLineEnd(buf: Uint8Array, from: number, to: number, state: number): number {
   for (let i = from; i < to; i++) {
     const b = buf[i];
     if (b === 10) {
@@ -89,7 +90,7 @@ function blankLineEnd(buf: Buffer, from: number, to: number, state: number): num
 }
 
 /** The line-end state after buf[0, len) when it holds no blank line: its last byte tells. */
-function endState(buf: Buffer, len: number): number {
+function endState(buf: Uint8Array, len: number): number {
   const b = buf[len - 1];
   return b === 10 ? AFTER_LF : b === 13 ? AFTER_CR : IN_LINE;
 }
@@ -101,7 +102,7 @@ export function createLineSplitter(
   frameOf: () => number,
   atLineStart?: LineStartHook,
 ): LineSplitter {
-  const fragments: Buffer[] = [];
+  const fragments: Uint8Array[] = [];
   let fragmentBytes = 0;
   let consumed = 0; // bytes before the current chunk
   let lineOffset = 0; // offset where the pending line began
@@ -110,10 +111,10 @@ export function createLineSplitter(
    * A cut event held back, at the start of `scratch` (the caller may reuse
    * its chunks, so the bytes are copied), and the line-end state after its
    * last byte. The scratch buffer is the splitter's own, grown on demand and
-   * reused by every join: a fresh Buffer per hold and per join cost a pool
+   * reused by every join: a fresh Uint8Array per hold and per join cost a pool
    * allocation each on small chunks (a new 8 KiB pool every few chunks).
    */
-  let scratch: Buffer | null = null;
+  let scratch: Uint8Array | null = null;
   let heldBytes = 0;
   let heldState = IN_LINE;
   const maxHeld = Math.min(MAX_HELD, maxLineBytes);
@@ -125,7 +126,7 @@ export function createLineSplitter(
    * Reads buf[from, len): `consumed` is the offset of buf[0]; `hold` false
    * while reading held bytes alone; `own` when buf is wirefold's (no copy to hold it).
    */
-  function scan(buf: Buffer, from: number, hold: boolean, own: boolean): void {
+  function scan(buf: Uint8Array, from: number, hold: boolean, own: boolean): void {
     const len = buf.length;
     let pos = from;
     if (skipLF && pos < len) {
@@ -197,25 +198,25 @@ export function createLineSplitter(
       fragmentBytes += len - pos;
       if (fragmentBytes > maxLineBytes) throw new FrameTooLargeError(maxLineBytes, lineOffset, frameOf());
       // copy: the caller may reuse its chunk buffer
-      fragments.push(Buffer.from(buf.subarray(pos)));
+      fragments.push(copy(buf.subarray(pos)));
     }
     consumed += len;
   }
 
   /** A scratch buffer of at least `size` bytes whose first `keep` bytes are the old one's. */
-  function room(size: number, keep: number): Buffer {
+  function room(size: number, keep: number): Uint8Array {
     if (scratch !== null && scratch.length >= size) return scratch;
     // doubling up to the most a join needs (held bytes and a whole chunk)
-    const grown = Buffer.allocUnsafeSlow(Math.max(size, Math.min(Math.max(2 * (scratch?.length ?? 0), MIN_SCRATCH), MAX_HELD + JOIN_WHOLE)));
-    if (scratch !== null && keep > 0) scratch.copy(grown, 0, 0, keep);
+    const grown = alloc(Math.max(size, Math.min(Math.max(2 * (scratch?.length ?? 0), MIN_SCRATCH), MAX_HELD + JOIN_WHOLE)));
+    if (scratch !== null && keep > 0) grown.set(scratch.subarray(0, keep));
     scratch = grown;
     return grown;
   }
 
   /** Holds buf[pos, buf.length) at the start of the scratch buffer (`own`: buf is a view of it from its first byte). */
-  function keepHeld(buf: Buffer, pos: number, own: boolean): void {
+  function keepHeld(buf: Uint8Array, pos: number, own: boolean): void {
     if (own) scratch!.copyWithin(0, pos, buf.length);
-    else buf.copy(room(buf.length - pos, 0), 0, pos);
+    else room(buf.length - pos, 0).set(pos === 0 ? buf : buf.subarray(pos));
   }
 
   /**
@@ -223,7 +224,7 @@ export function createLineSplitter(
    * to their offset. A new view of the scratch buffer each time: the event
    * templates and the SSE framer tell chunks apart by their Buffer object.
    */
-  function takeHeld(tail: Buffer): Buffer {
+  function takeHeld(tail: Uint8Array): Uint8Array {
     consumed -= heldBytes;
     const n = heldBytes;
     heldBytes = 0;
@@ -240,7 +241,7 @@ export function createLineSplitter(
    * buf has no blank line soon enough, the held bytes are read alone first,
    * as they would have been.
    */
-  function resume(buf: Buffer): void {
+  function resume(buf: Uint8Array): void {
     const len = buf.length;
     let head = len;
     if (len > JOIN_WHOLE) {

@@ -5,7 +5,7 @@
  */
 import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
-import { toBuffer, type Chunk } from './bytes.js';
+import { toBytes, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
 import { replacedInvalidUtf8, utf8 } from './utf8.js';
 import { resolveFramerOptions, type FramerOptions, type ResolvedFramerOptions } from './options.js';
@@ -32,7 +32,7 @@ export function makeNdjsonFramer(options: Pick<ResolvedFramerOptions, 'maxFrameB
   return {
     push(chunk, out) {
       emit = out;
-      lines.push(toBuffer(chunk));
+      lines.push(toBytes(chunk));
     },
     end(out) {
       emit = out;

@@ -5,9 +5,9 @@
 import { FrameTooLargeError } from '../errors.js';
 import type { ErrorEvent, Frame, Position } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
-import { toBuffer, type Chunk } from './bytes.js';
+import { toBytes, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
-import { replacedInvalidUtf8, utf8 } from './utf8.js';
+import { latin1, replacedInvalidUtf8, utf8 } from './utf8.js';
 import { resolveFramerOptions, type FramerOptions, type ResolvedFramerOptions, type SseOnlyOptions } from './options.js';
 
 /**
@@ -22,14 +22,14 @@ export interface SseEventHook {
    * else -1. `id` is the last event ID in force; with positions on, the event
    * would be frame `frame` at byte `offset` of the stream (else `offset` is -1).
    */
-  tryEvent(buf: Buffer, pos: number, limit: number, id: string, frame: number, offset: number): number;
+  tryEvent(buf: Uint8Array, pos: number, limit: number, id: string, frame: number, offset: number): number;
   /**
    * Set while a frame is emitted: its block buf[start, end) (blank line
    * included) with the data at [dataStart, dataEnd), when the block was plain:
    * in one buffer, one `data:` line, no `id:` line (the only field whose
    * effect outlives the event). Otherwise `buf` is null.
    */
-  readonly block: { buf: Buffer | null; start: number; dataStart: number; dataEnd: number; end: number };
+  readonly block: { buf: Uint8Array | null; start: number; dataStart: number; dataEnd: number; end: number };
 }
 
 /**
@@ -104,7 +104,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
   let frameNo = 0;
   /** The current block's layout, for the hook (see SseEventHook.block). */
   let plain = false;
-  let blockBuf: Buffer | null = null;
+  let blockBuf: Uint8Array | null = null;
   let blockStart = 0;
   let dataStart = 0;
   let dataEnd = 0;
@@ -132,7 +132,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
     blockOffset = -1;
   }
 
-  function onLine(buf: Buffer, start: number, end: number, offset: number): void {
+  function onLine(buf: Uint8Array, start: number, end: number, offset: number): void {
     if (start === end) {
       if (block !== undefined && plain && hasData && buf === blockBuf) blankLine(block, buf, end);
       dispatch();
@@ -176,7 +176,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
       const id = utf8(buf, v, end);
       if (!id.includes('\0')) lastEventId = id;
     } else if (nameLen === 5 && isName(buf, start, 'retry')) {
-      if (v < end && allDigits(buf, v, end)) retry = Number(buf.toString('latin1', v, end));
+      if (v < end && allDigits(buf, v, end)) retry = Number(latin1(buf, v, end));
     } else if (ignoredAt < 0 && frameNo === 0) {
       // any other field is ignored; the first one before any event is kept for onUnframed
       ignoredAt = offset;
@@ -185,7 +185,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
   }
 
   /** Records the plain block that the blank line at buf[end] closes (its terminator must be whole in `buf`). */
-  function blankLine(b: NonNullable<typeof block>, buf: Buffer, end: number): void {
+  function blankLine(b: NonNullable<typeof block>, buf: Uint8Array, end: number): void {
     const c = buf[end];
     let after: number;
     if (c === 10) after = end + 1;
@@ -201,7 +201,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
   const tryEvent =
     hook === undefined
       ? undefined
-      : (buf: Buffer, pos: number, offset: number): number => {
+      : (buf: Uint8Array, pos: number, offset: number): number => {
           if (blockOffset >= 0) return -1; // inside an event
           // nothing of the event read yet, so its block starts here
           const next = hook.tryEvent(buf, pos, maxFrameBytes, lastEventId, frameNo, positions ? offset : -1);
@@ -212,7 +212,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
   /** The last ASCII event name decoded: streams repeat a handful of names, so most lines reuse it without decoding. */
   let lastName = '';
 
-  function eventName(buf: Buffer, start: number, end: number): string {
+  function eventName(buf: Uint8Array, start: number, end: number): string {
     const n = end - start;
     const last = lastName;
     if (n === last.length) {
@@ -226,7 +226,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
     return name;
   }
 
-  function appendData(buf: Buffer, start: number, end: number): void {
+  function appendData(buf: Uint8Array, start: number, end: number): void {
     dataBytes += end - start;
     if (dataBytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, blockOffset, frameNo);
     const value = utf8(buf, start, end);
@@ -243,7 +243,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
   return {
     push(chunk, out) {
       emit = out;
-      const buf = toBuffer(chunk);
+      const buf = toBytes(chunk);
       bytesIn += buf.length;
       lines.push(buf);
     },
@@ -258,7 +258,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
   };
 }
 
-function isName(buf: Buffer, start: number, name: string): boolean {
+function isName(buf: Uint8Array, start: number, name: string): boolean {
   for (let i = 0; i < name.length; i++) if (buf[start + i] !== name.charCodeAt(i)) return false;
   return true;
 }
@@ -268,7 +268,7 @@ function isAscii(s: string): boolean {
   return true;
 }
 
-function allDigits(buf: Buffer, start: number, end: number): boolean {
+function allDigits(buf: Uint8Array, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = buf[i]!;
     if (c < 0x30 || c > 0x39) return false;

@@ -1,211 +1,43 @@
 /**
- * createStream: one Transform from bytes to unified events, final results or
- * visible text, with every stage fused into plain function calls.
+ * createStream: one Node Transform from bytes to unified events, final results
+ * or visible text, around the fused stage (output-stage.ts).
  */
-import { makeFinalAccumulator } from '../accumulate/final.js';
 import type { FinalResult } from '../accumulate/types.js';
-import { AbortError, StreamError } from '../errors.js';
-import { CREATE_STREAM_OPTIONS } from './option-keys.js';
-import type { ErrorEvent, Frame, UnifiedEvent } from '../events.js';
+import type { UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
-import { chain, type Emit, type Stage } from '../stage.js';
-import { makeEventsStage } from './events-stage.js';
+import { CREATE_STREAM_OPTIONS } from './option-keys.js';
+import { abortError, makeFusedStage, makeGuardedEventsStage, type GuardedEventsStage, type GuardedStage } from './output-stage.js';
+import { targetNames } from '../encode/registry.js';
+import { makeTranscoder } from './transcode.js';
 import { resolveStreamOptions, type CreateStreamOptions, type OutputMode, type ResolvedStreamOptions, type StreamOutput } from './stream-options.js';
-import type { RawTextSink, TextSink } from '../dialects/types.js';
 import { StageTransform } from './transform.js';
 import type { LossReport, TargetName } from '../encode/types.js';
-import { makeTranscoder } from './transcode.js';
 
 export type { CreateStreamOptions, OutputMode, StreamOutput } from './stream-options.js';
+export {
+  abortError,
+  createTextStage,
+  errorFromEvent,
+  fuseText,
+  makeGuardedEventsStage,
+  type GuardedEventsStage,
+  type GuardedStage,
+  type TextTakingStage,
+} from './output-stage.js';
 
-/**
- * The StreamError a strict pipeline is destroyed with for an `error` event:
- * `<code> at byte <offset> (frame <n>): <cause>`, each said once. A message
- * that names the event's own place (the decoder's `frame 3: …`, a framer's
- * `invalid JSON array at byte 56: …`) has it taken out of the cause.
- */
-export function errorFromEvent(ev: ErrorEvent): StreamError {
-  const at = ev.at;
-  let where = '';
-  let cause = ev.message;
-  if (at !== undefined) {
-    where = ` at byte ${at.offset} (frame ${at.frame})`;
-    cause = cause
-      .replace(new RegExp(`^frame ${at.frame}(?: at byte ${at.offset})?: `), '')
-      .replace(new RegExp(`(?: starting)? at byte ${at.offset}(?!\\d)`), '');
-  }
-  return new StreamError(ev.code, `${ev.code}${where}: ${cause}`, {
-    ...(ev.at === undefined ? {} : { offset: ev.at.offset, frame: ev.at.frame }),
-  });
-}
-
-/**
- * bytes → unified events with the lenient/strict policy applied: a fatal
- * framing error becomes a terminal `error` event (lenient) after which input
- * is ignored and open responses are closed; in strict mode any error event
- * throws.
- */
-export interface GuardedStage<O> extends Stage<Chunk, O> {
-  /**
-   * The source failed: report `err` as a terminal error event, close open
-   * responses, ignore further input. Also after `end`: the error then comes
-   * out on its own (in final mode, as a final of its own).
-   */
-  abort(err: StreamError, emit: Emit<O>): void;
-}
-
-export interface GuardedEventsStage extends GuardedStage<UnifiedEvent> {
-  /** Fused final mode: template-recognised text deltas go to `sink` or `raw` (see TextSink); their errors pass on untouched. */
-  setTextSink(sink: TextSink | null, raw?: RawTextSink | null): void;
-}
-
+/** The events stage with the lenient/strict policy (see makeGuardedEventsStage), from createStream's options. */
 export function createGuardedEventsStage(options: CreateStreamOptions = {}): GuardedEventsStage {
-  return makeGuardedEventsStage(resolveStreamOptions(options, CREATE_STREAM_OPTIONS, 'createGuardedEventsStage()'));
+  return makeGuardedEventsStage(resolveStreamOptions(options, CREATE_STREAM_OPTIONS, 'createGuardedEventsStage()', undefined, targetNames));
 }
 
-export function makeGuardedEventsStage(options: ResolvedStreamOptions, tap?: (frame: Frame) => void): GuardedEventsStage {
-  const inner = makeEventsStage(options, tap);
-  const strict = options.strict;
-  let failed = false;
-  let out: Emit<UnifiedEvent> = () => {};
-  const check: Emit<UnifiedEvent> = (ev) => {
-    if (strict && ev.type === 'error') throw errorFromEvent(ev);
-    try {
-      out(ev);
-    } catch (err) {
-      throw new Downstream(err); // not ours to soften: a later stage (e.g. an accumulator limit) failed
-    }
-  };
-  function fatal(err: unknown): void {
-    if (err instanceof Downstream) throw err.error;
-    if (strict || !(err instanceof StreamError)) throw err;
-    failed = true;
-    const ev: ErrorEvent = { type: 'error', code: err.code, message: err.message, terminal: true };
-    if (err.offset !== undefined && err.frame !== undefined) ev.at = { frame: err.frame, offset: err.offset };
-    out(ev);
-    try {
-      inner.abandon(check); // closes an open response with done(error)
-    } catch (e) {
-      // a later stage failing on what the close flushed (an accumulator limit) fails the stream, as it would anywhere else
-      if (e instanceof Downstream) throw e.error;
-      // else the handler broke down mid-event (e.g. a limit tripped inside it): the error above is the answer
-    }
-  }
-  return {
-    push(chunk, emit) {
-      out = emit;
-      if (failed) return;
-      try {
-        inner.push(chunk, check);
-      } catch (err) {
-        fatal(err);
-      }
-    },
-    end(emit) {
-      out = emit;
-      if (failed) return;
-      try {
-        inner.end(check);
-      } catch (err) {
-        fatal(err);
-      }
-    },
-    abort(err, emit) {
-      out = emit;
-      if (!failed) fatal(err);
-    },
-    setTextSink(sink, raw = null) {
-      inner.setTextSink(sink === null ? null : downstream(sink), raw === null ? null : downstream(raw));
-    },
-  };
-}
-
-/** Carries an exception thrown by a stage after the guarded one, so the guard passes it on untouched. */
-class Downstream {
-  constructor(readonly error: unknown) {}
-}
-
-/** A sink whose exceptions come out as a later stage's failure (as from `check`). */
-function downstream<T extends TextSink | RawTextSink>(sink: T): T {
-  return ((reasoning: boolean, index: number, contentIndex: number, text: string) => {
-    try {
-      return sink(reasoning, index, contentIndex, text);
-    } catch (err) {
-      throw new Downstream(err);
-    }
-  }) as T;
-}
-
-/** A stage after the events stage that can also take text deltas without their event (see TextSink). */
-export interface TextTakingStage<O> extends Stage<UnifiedEvent, O> {
-  /** Takes a text or reasoning delta of choice 0 (not a refusal) as `push` would take its event; false: push the event. */
-  takeText(reasoning: boolean, index: number, contentIndex: number, text: string, emit: Emit<O>): boolean;
-  /** The same with the delta as its wire bytes (see RawTextSink), if the stage can take those. */
-  takeRaw?(reasoning: boolean, index: number, contentIndex: number, raw: string, emit: Emit<O>): boolean;
-}
-
-/**
- * `chain(events, next)`, plus the direct route: text deltas the templates
- * recognised go to `next.takeText` with the emit the events get (see TextSink).
- */
-export function fuseText<O>(events: GuardedEventsStage, next: TextTakingStage<O>): Stage<Chunk, O> {
-  let out: Emit<O> = () => {};
-  const toNext: Emit<UnifiedEvent> = (ev) => next.push(ev, out);
-  events.setTextSink(
-    (reasoning, index, contentIndex, text) => next.takeText(reasoning, index, contentIndex, text, out),
-    next.takeRaw === undefined ? null : (reasoning, index, contentIndex, raw) => next.takeRaw!(reasoning, index, contentIndex, raw, out),
-  );
-  return {
-    push(chunk, emit) {
-      out = emit;
-      events.push(chunk, toNext);
-    },
-    end(emit) {
-      out = emit;
-      events.end(toNext);
-      next.end(emit);
-    },
-  };
-}
-
-/** Visible text of choice 0 as it arrives, a newline after each response. */
-export function createTextStage(): TextTakingStage<string> {
-  return {
-    push(ev, emit) {
-      if (ev.type === 'text_delta') {
-        if (ev.refusal !== true && ev.choice === undefined) emit(ev.text);
-      } else if (ev.type === 'done' && ev.choice === undefined) emit('\n');
-    },
-    takeText(reasoning, _index, _contentIndex, text, emit) {
-      if (!reasoning) emit(text);
-      return true;
-    },
-    end() {},
-  };
-}
-
-/** The fused stage behind createStream (also used by the CLI and the async iterables). */
+/** The fused stage behind createStream (also used by the CLI): createStream's options, `to` included. */
 export function createOutputStage(options: CreateStreamOptions = {}): GuardedStage<UnifiedEvent | FinalResult | string> {
-  return makeOutputStage(resolveStreamOptions(options, CREATE_STREAM_OPTIONS, 'createOutputStage()'));
+  return makeOutputStage(resolveStreamOptions(options, CREATE_STREAM_OPTIONS, 'createOutputStage()', undefined, targetNames));
 }
 
-/** The fused stage from options already resolved. */
+/** The fused stage from options already resolved, `to` included. */
 export function makeOutputStage(options: ResolvedStreamOptions): GuardedStage<UnifiedEvent | FinalResult | string> {
-  if (options.to !== undefined) return makeTranscoder(options, options.to, makeGuardedEventsStage);
-  const events = makeGuardedEventsStage(options);
-  if (options.to !== undefined) return makeTranscoder(options, options.to, makeGuardedEventsStage);
-  const mode = options.output;
-  if (mode === 'events') return events;
-  const next: TextTakingStage<FinalResult | string> = mode === 'final' ? makeFinalAccumulator(options.limits) : createTextStage();
-  const fused = fuseText(events, next);
-  return {
-    push: fused.push,
-    end: fused.end,
-    abort(err, emit) {
-      events.abort(err, (ev) => next.push(ev, emit));
-      next.end(emit);
-    },
-  };
+  return makeFusedStage(options, makeTranscoder);
 }
 
 /** One Transform from bytes (Buffers or strings) to the chosen output, stages fused, with backpressure. */
@@ -215,7 +47,7 @@ export function createStream(options: CreateStreamOptions & { output: 'text' }):
 export function createStream(options?: CreateStreamOptions & { output?: 'events' }): StageTransform<Chunk, UnifiedEvent>;
 export function createStream(options?: CreateStreamOptions): StageTransform<Chunk, StreamOutput<OutputMode>>;
 export function createStream<O extends StreamOutput<OutputMode>>(options?: CreateStreamOptions): StageTransform<Chunk, O> {
-  let resolved = resolveStreamOptions(options, CREATE_STREAM_OPTIONS, 'createStream()');
+  let resolved = resolveStreamOptions(options, CREATE_STREAM_OPTIONS, 'createStream()', undefined, targetNames);
   const signal = resolved.signal;
   let stream: StageTransform<Chunk, O> | null = null;
   if (resolved.to !== undefined) {
@@ -241,7 +73,3 @@ export function createStream<O extends StreamOutput<OutputMode>>(options?: Creat
   return stream;
 }
 
-/** The AbortError for an aborted signal, its reason as the cause. */
-export function abortError(signal: AbortSignal): AbortError {
-  return new AbortError('reading was aborted', signal.reason);
-}

@@ -4,10 +4,11 @@
  * is the consumer's pace; breaking out of the loop releases the source.
  */
 import type { FinalResult } from '../accumulate/types.js';
+import { byteLength } from '../bytes/index.js';
 import { AbortError, OptionError, StreamError } from '../errors.js';
 import type { UnifiedEvent } from '../events.js';
 import type { Chunk } from '../framing/bytes.js';
-import { abortError, makeOutputStage } from './create-stream.js';
+import { abortError, makeFusedStage } from './output-stage.js';
 import { resolveStreamOptions, type CreateStreamOptions, type OutputMode, type ResolvedStreamOptions } from './stream-options.js';
 import { ITERATE_OPTIONS } from './option-keys.js';
 
@@ -141,7 +142,7 @@ type Output = UnifiedEvent | FinalResult | string;
 
 /** The output items of `source` under options resolved by iterateOptions. */
 export async function* run(source: ByteSource, options: ResolvedStreamOptions): AsyncGenerator<Output> {
-  const stage = makeOutputStage(options);
+  const stage = makeFusedStage(options); // (no `to` here: ITERATE_OPTIONS leave it out)
   const strict = options.strict;
   const pending: Output[] = [];
   const failed = failedStatus(source);
@@ -195,7 +196,7 @@ export async function* run(source: ByteSource, options: ResolvedStreamOptions): 
         throw withStatus(err); // strict mode or a stage failure
       }
       // (after push, which reports a chunk that is not bytes)
-      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : ArrayBuffer.isView(chunk) ? chunk.byteLength : 0;
+      bytes += typeof chunk === 'string' ? byteLength(chunk) : ArrayBuffer.isView(chunk) ? chunk.byteLength : 0;
       while (pending.length > 0) {
         yield pending.shift()!;
         // Aborted from inside the consumer's loop: what this chunk still held is not wanted any more.

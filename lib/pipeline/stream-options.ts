@@ -7,7 +7,6 @@ import type { FinalAccumulatorOptions, FinalResult } from '../accumulate/types.j
 import type { UnifiedEvent } from '../events.js';
 import { booleanOption, choiceOption, knownOptions, optionsObject, signalOption } from '../options.js';
 import { OptionError } from '../errors.js';
-import { targetNames } from '../encode/registry.js';
 import type { LossReport, TargetName } from '../encode/types.js';
 import { resolveEventsOptions, type EventsStageOptions, type ResolvedEventsOptions } from './events-stage.js';
 import type { TransformOptions } from './transform.js';
@@ -63,13 +62,15 @@ export interface ResolvedStreamOptions extends ResolvedEventsOptions {
 /**
  * Checks `options` once for the entry `where` (its known names, then every
  * value) and freezes the result; `output` overrides the option (events(),
- * finals() and read() fix it).
+ * finals() and read() fix it). `targets`: the names option `to` takes, given
+ * by the entries that write other wires (so that the others need no encoder).
  */
 export function resolveStreamOptions(
   options: CreateStreamOptions | undefined,
   known: readonly string[],
   where: string,
   output?: OutputMode,
+  targets: readonly TargetName[] = [],
 ): ResolvedStreamOptions {
   const o = optionsObject(options);
   knownOptions(o, known, where);
@@ -78,7 +79,7 @@ export function resolveStreamOptions(
   if (o.writableHighWaterMark !== undefined) transform.writableHighWaterMark = o.writableHighWaterMark;
   let to: TargetName | undefined;
   if (o.to !== undefined) {
-    to = choiceOption<TargetName>('to', o.to, targetNames, o.to);
+    to = choiceOption<TargetName>('to', o.to, targets, o.to);
     if (o.output !== undefined || output !== undefined) throw new OptionError('output', o.output ?? output, `no output mode with option to (the output is the ${to} wire)`);
   }
   if (o.onLoss !== undefined && typeof o.onLoss !== 'function') throw new OptionError('onLoss', o.onLoss, 'a function');

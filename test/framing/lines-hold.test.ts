@@ -9,6 +9,7 @@
  */
 import t from 'tap';
 import { createLineSplitter, EVENT_CUT, EVENT_CUT_CLEAN } from '../../lib/framing/lines.js';
+import { latin1 } from '../../lib/framing/utf8.js';
 import { chunkings, fixedChunks } from '../helpers/chunks.js';
 
 /** What the hook takes whole: `event: d` + one data line + a blank line, LF only (as an event template would). */
@@ -40,12 +41,12 @@ function split(chunks: Buffer[], withHook: boolean, flush = true, refill = false
   const dispatched: number[] = [];
   let done = 0;
   let taken = 0;
-  let last: Buffer | null = null;
+  let last: Uint8Array | null = null;
   let text = '';
-  const hook = (buf: Buffer, pos: number, offset: number): number => {
+  const hook = (buf: Uint8Array, pos: number, offset: number): number => {
     if (buf !== last) {
       last = buf;
-      text = buf.toString('latin1');
+      text = latin1(buf, 0, buf.length);
     }
     EVENT.lastIndex = pos;
     if (EVENT.exec(text) !== null) {
@@ -62,7 +63,7 @@ function split(chunks: Buffer[], withHook: boolean, flush = true, refill = false
     1 << 20,
     (buf, start, end, offset) => {
       if (start === end) done++;
-      items.push(`L${offset}:${buf.toString('latin1', start, end)}`);
+      items.push(`L${offset}:${latin1(buf, start, end)}`);
     },
     () => 0,
     withHook ? hook : undefined,

@@ -36,6 +36,7 @@
  */
 import { assertNever, type CitationEvent, type ErrorEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { isObject } from '../../dialects/helpers.js';
+import { byteLength } from '../../bytes/index.js';
 import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
 import { loseNotice } from '../notices.js';
 import { argumentsObject } from '../tool-args.js';
@@ -107,7 +108,7 @@ function errorEvent(ctx: TargetContext, ev: Pick<ErrorEvent, 'code' | 'message'>
 }
 
 /** UTF-8 length of a string. */
-const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
+const utf8 = (s: string): number => byteLength(s);
 
 function createResponse(ctx: TargetContext): TargetResponse {
   let id: string | null = null;

@@ -44,7 +44,8 @@
  */
 import { assertNever, type CitationEvent, type DoneChoice, type ErrorEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { isObject } from '../../dialects/helpers.js';
-import { defineTarget, type TargetContext, type TargetResponse } from '../target.js';
+import { byteLength } from '../../bytes/index.js';
+import { defineTarget, jsonString, type TargetContext, type TargetResponse } from '../target.js';
 import { loseNotice } from '../notices.js';
 import { argumentsObject } from '../tool-args.js';
 
@@ -131,7 +132,7 @@ export function geminiUsageMetadata(u: UsageEvent): JsonObject | null {
   return Object.keys(out).length === 0 ? null : out;
 }
 
-const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
+const utf8 = (text: string): number => byteLength(text);
 
 /**
  * generateContent's own citations back into the metadata they were read

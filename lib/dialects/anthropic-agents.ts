@@ -369,6 +369,8 @@ export const anthropicAgents = defineDialect({
     if (type === 'event_start' || type === 'event_delta') return isObject(payload['event']) || typeof payload['event_id'] === 'string';
     return typeof type === 'string' && TYPES.has(type) && typeof payload['processed_at'] === 'string';
   },
+  // A session: events between and after its turns are normal (doctor: no trailing_data).
+  session: true,
   lanes: createRouter,
   createResponse: createManagedAgentsTurn,
 });

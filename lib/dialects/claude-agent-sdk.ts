@@ -333,6 +333,8 @@ export const claudeAgentSdk = defineDialect({
     typeof payload['type'] === 'string' &&
     TYPES.has(payload['type']) &&
     ('session_id' in payload || 'parent_tool_use_id' in payload || 'uuid' in payload),
+  // A session: events between and after its turns are normal (doctor: no trailing_data).
+  session: true,
   lanes: createRouter,
   createResponse: createClaudeAgentTurn,
 });

@@ -274,6 +274,8 @@ export const openaiAgents = defineDialect({
     const type = payload['type'];
     return typeof type === 'string' && (type.startsWith('agent.session.') || type.startsWith('agent.output.'));
   },
+  // A session: events between and after its turns are normal (doctor: no trailing_data).
+  session: true,
   lanes: createRouter,
   createResponse: createAgentsTurn,
 });

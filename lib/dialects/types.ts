@@ -131,8 +131,9 @@ export interface DialectDefinitionOf<N extends string> {
    */
   readonly doneSentinel?: boolean;
   /**
-   * True for a WebSocket session (Realtime, Live), where messages between and
-   * after responses are normal: doctor reports none of them as `trailing_data`.
+   * True for a WebSocket session (Realtime, Live) or an agent session stream,
+   * where messages between and after responses are normal: doctor reports
+   * none of them as `trailing_data`.
    */
   readonly session?: boolean;
   /**

@@ -520,16 +520,21 @@ export function runCase(c: FuzzCase): CaseReport {
     if (!isTypedError(finals.thrown)) return report(`finals threw an untyped error: ${describe(finals.thrown)}`, hadErrors);
     if (finals.thrown.code !== 'limit_exceeded') return report(`finals threw ${finals.thrown.code} in lenient mode`, hadErrors);
   } else if (Object.keys(c.finalLimits).length === 0 || !finals.items.some((f) => f.errors.some((e) => e.code === 'limit_exceeded'))) {
-    // The final run saw the events of run (1) (no limit of its own tripped): one final per final done.
+    // The final run saw the events of run (1) (no limit of its own tripped): one final per final done,
+    // besides an agent session's summaries (kind 'session'): at most one per session end, one more at the input's end.
     const dones = events.filter((e): e is DoneEvent => e.type === 'done' && isFinalDone(e));
     const stops = dones.map((d) => d.stopReason);
     if (trailingErrors(events)) stops.push('error');
-    if (finals.items.length !== stops.length) {
-      return report(`${finals.items.length} finals for ${dones.length} final done events (${stops.length - dones.length} more for trailing errors)`, hadErrors);
+    const responses = finals.items.filter((f) => f.kind !== 'session');
+    const summaries = finals.items.length - responses.length;
+    const sessionNews = events.filter((e) => e.type === 'session' && (e.kind === 'end' || e.kind === 'start')).length;
+    if (summaries > sessionNews) return report(`${summaries} session finals for ${sessionNews} session start or end events`, hadErrors);
+    if (responses.length !== stops.length) {
+      return report(`${responses.length} finals for ${dones.length} final done events (${stops.length - dones.length} more for trailing errors)`, hadErrors);
     }
     for (let i = 0; i < stops.length; i++) {
-      if (finals.items[i]!.stopReason !== stops[i]) {
-        return report(`final ${i} has stopReason ${finals.items[i]!.stopReason}, expected ${stops[i]}`, hadErrors);
+      if (responses[i]!.stopReason !== stops[i]) {
+        return report(`final ${i} has stopReason ${responses[i]!.stopReason}, expected ${stops[i]}`, hadErrors);
       }
     }
   }

@@ -65,6 +65,7 @@ export function serializeLanes(): Stage<UnifiedEvent, UnifiedEvent> {
   const ready: UnifiedEvent[][] = [];
 
   function flush(emit: Emit<UnifiedEvent>): void {
+    if (ready.length === 0) return;
     for (const run of ready.splice(0)) for (const ev of run) emit(ev);
   }
 

@@ -4,6 +4,7 @@
  * provider payloads go to the payload checks, unified events to the response
  * collector. Pure: the caller feeds the bytes.
  */
+import { serializeLanes } from '../accumulate/lanes.js';
 import { StreamError } from '../errors.js';
 import type { DialectName, DialectOption, Frame, Position, ProviderEvent, UnifiedEvent } from '../events.js';
 import type { Stage } from '../stage.js';
@@ -117,8 +118,11 @@ export function createDiagnosis(options: DiagnoseOptions): Diagnosis {
   let bytes = 0;
   let fatal: Anomaly | null = null;
 
+  // Laned events (several responses open at once): each lane's response is checked whole, in order of completion.
+  const lanes = serializeLanes();
+  const toCollector = (ev: UnifiedEvent): void => collector.push(ev, normalizer.dialect);
   const onEvent = (ev: UnifiedEvent): void => {
-    collector.push(ev, normalizer.dialect);
+    lanes.push(ev, toCollector);
     if (ev.type === 'done' && isFinalDone(ev)) terminal.responseDone(ev.at?.frame);
   };
   const onProvider = (pe: ProviderEvent): void => {
@@ -164,6 +168,7 @@ export function createDiagnosis(options: DiagnoseOptions): Diagnosis {
       const end: Position = fatalAt ?? { frame: frames, offset: bytes };
       collector.endAt = end;
       normalizer.end(onEvent);
+      lanes.end(toCollector);
 
       const outside = collector.outside;
       const responses = collector.responses;

@@ -10,6 +10,7 @@ import type { UnifiedEvent } from '../events.js';
 import { booleanOption, choiceOption, optionsObject } from '../options.js';
 import type { Emit, Stage } from '../stage.js';
 import { BEGIN, OUTSIDE, RESTART, ResponseTracker, isFinalDone } from '../accumulate/response.js';
+import { serializeLanes } from '../accumulate/lanes.js';
 import { LossLedger } from './loss.js';
 import { loseNotice } from './notices.js';
 import { TARGETS, targetNames } from './registry.js';
@@ -61,29 +62,41 @@ export function makeEncoder(options: ResolvedEncoderOptions): Stage<UnifiedEvent
     responseId = null;
   }
 
+  // Laned events (several responses open at once, docs/lanes.md): each lane's response is
+  // encoded whole when it is done, one after another in order of completion.
+  const lanes = serializeLanes();
+  function encode(ev: UnifiedEvent): void {
+    const step = tracker.step(ev);
+    if (step === RESTART && response !== null) {
+      response.abort();
+      endResponse();
+    }
+    if (step === OUTSIDE) {
+      // between responses: an error that ends the stream is written in the wire's own form (a
+      // warning such as a realtime session's recoverable error has none), the rest is counted
+      if (ev.type === 'error') ev.terminal ? target.writeError(ev, ctx) : ledger.lose('error', `${ev.code}: ${ev.message}`);
+      else if (ev.type === 'usage') ledger.lose('raw', 'usage outside any response');
+      else response === null ? outside(ev) : response.push(ev);
+      return;
+    }
+    if (step === BEGIN || step === RESTART || response === null) response = target.createResponse(ctx);
+    if (ev.type === 'start') {
+      responseId = ev.id;
+      // the wire has no lanes: the response comes whole, its lane (and agent) named nowhere
+      if (ev.streamId !== undefined) ledger.lose('lane', `lane ${ev.streamId}${ev.agent === undefined ? '' : ` (agent ${ev.agent})`}`);
+    }
+    response.push(ev);
+    if (ev.type === 'done' && isFinalDone(ev)) endResponse();
+  }
+
   return {
     push(ev, emit) {
       out = emit;
-      const step = tracker.step(ev);
-      if (step === RESTART && response !== null) {
-        response.abort();
-        endResponse();
-      }
-      if (step === OUTSIDE) {
-        // between responses: an error that ends the stream is written in the wire's own form (a
-        // warning such as a realtime session's recoverable error has none), the rest is counted
-        if (ev.type === 'error') ev.terminal ? target.writeError(ev, ctx) : ledger.lose('error', `${ev.code}: ${ev.message}`);
-        else if (ev.type === 'usage') ledger.lose('raw', 'usage outside any response');
-        else response === null ? outside(ev) : response.push(ev);
-        return;
-      }
-      if (step === BEGIN || step === RESTART || response === null) response = target.createResponse(ctx);
-      if (ev.type === 'start') responseId = ev.id;
-      response.push(ev);
-      if (ev.type === 'done' && isFinalDone(ev)) endResponse();
+      lanes.push(ev, encode);
     },
     end(emit) {
       out = emit;
+      lanes.end(encode);
       if (response !== null) {
         response.abort();
         endResponse();

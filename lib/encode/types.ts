@@ -13,7 +13,9 @@ export type TargetName = (typeof TARGETS)[number]['name'];
  * write as numbers), `session` / `tool_call_cancel` (realtime
  * notices), `input_transcript` / `segment` / `notice` (what the user said,
  * transcript times and speakers, provider notices), `steer` (input added
- * to a running response over a WebSocket, and the server's answer), `response_id` (an id the wire would misread, e.g. one Gemini
+ * to a running response over a WebSocket, and the server's answer), `lane`
+ * (a laned response's lane and agent: it is written whole, after the
+ * responses done before it), `response_id` (an id the wire would misread, e.g. one Gemini
  * takes for the previous response's continuation), `raw` (provider events
  * with no unified meaning, e.g. pings).
  */
@@ -36,6 +38,7 @@ export type LossKind =
   | 'segment'
   | 'notice'
   | 'steer'
+  | 'lane'
   | 'response_id'
   | 'raw';
 

@@ -17,6 +17,10 @@ import { decodeEvents, stable } from '../helpers/decode.js';
 import { eventLines } from '../helpers/event-lines.js';
 import { ofType } from '../helpers/events.js';
 import { run } from '../helpers/fast-path.js';
+import { runChunks } from '../helpers/run.js';
+import { createOutputStage } from '../../lib/pipeline/create-stream.js';
+import { createDiagnosis } from '../../lib/doctor/index.js';
+import type { LossReport } from '../../lib/encode/types.js';
 
 const fixture = (name: string, dir = 'openai-responses-ws'): Buffer => readFileSync(join(repoRoot, 'fixtures', dir, name));
 const finalsOf = (events: UnifiedEvent[]): FinalResult[] => runStage(createFinalAccumulator(), events);
@@ -225,5 +229,48 @@ t.test('every interleaving of two short lanes gives the same finals as the lanes
   }
   tt.equal(n, 462, 'C(11, 5) interleavings of 5 and 6 events');
   tt.equal(differ, 0, 'no interleaving changes a final');
+  tt.end();
+});
+
+// ---------------------------------------------------------------------------
+// Downstream: encoders and doctor take each lane's response whole
+// ---------------------------------------------------------------------------
+
+t.test('encoding laned input: each lane written as a response of its own, in order of completion, the lane reported lost', (tt) => {
+  const losses: LossReport[] = [];
+  const out = runChunks<Buffer, unknown>(createOutputStage({ to: 'openai-chat', onLoss: (r) => losses.push(r) }), [fixture('three-lanes.jsonl')]);
+  tt.equal(out.error, null);
+  const chunks = (out.items as string[]).join('').split('\n\n').filter((b) => b.startsWith('data: {')).map((b) => JSON.parse(b.slice(6)) as JsonObject);
+  const ids = chunks.map((c) => c['id']);
+  tt.same([...new Set(ids)], ['resp_3b', 'resp_3a', 'resp_3c'], 'responses in order of completion');
+  tt.ok(ids.every((id, i) => i === 0 || id === ids[i - 1] || !ids.slice(0, i).includes(id)), 'each response written whole (its chunks together)');
+  tt.same(losses.map((r) => [r.id, r.dropped.filter((d) => d.what === 'lane').map((d) => d.detail)]), [
+    ['resp_3b', ['lane s2']],
+    ['resp_3a', ['lane s1']],
+    ['resp_3c', ['lane s3']],
+  ]);
+  const strict = runChunks<Buffer, unknown>(createOutputStage({ to: 'openai-chat', strict: true }), [fixture('two-lanes.jsonl')]);
+  tt.match(strict.error?.message ?? '', /lane/, 'strict: a lane the target cannot carry fails the stream');
+  tt.end();
+});
+
+t.test('doctor: each lane a response of its own, no anomaly in a well-formed log; the cut-off lane alone reported', (tt) => {
+  const diagnose = (name: string) => {
+    const d = createDiagnosis({ name });
+    d.push(fixture(name));
+    return d.end();
+  };
+  const three = diagnose('three-lanes.jsonl');
+  tt.same(three.responses.map((r) => [r.id, r.stopReason, r.anomalies.map((a) => a.code)]), [
+    ['resp_3b', 'tool_use', []],
+    ['resp_3a', 'end', []],
+    ['resp_3c', 'end', []],
+  ]);
+  tt.same(three.anomalies, []);
+  const cut = diagnose('lane-cut-off.jsonl');
+  tt.same(cut.responses.map((r) => [r.id, r.anomalies.map((a) => a.code)]), [
+    ['resp_cut_a', []],
+    ['resp_cut_b', ['incomplete_stream']],
+  ]);
   tt.end();
 });

@@ -345,13 +345,29 @@ function isFinalDone(ev: DoneEvent): boolean {
  * - at the end no response is open: everything opened got its `done`.
  */
 export function checkEvents(events: UnifiedEvent[]): string | null {
+  // Laned events (streamId: several responses open at once) are checked lane by lane, each like a log of its own.
+  const lanes = new Map<string, number[]>();
+  for (let i = 0; i < events.length; i++) {
+    const lane = events[i]!.streamId;
+    if (lane !== undefined) (lanes.get(lane) ?? lanes.set(lane, []).get(lane)!).push(i);
+  }
+  if (lanes.size === 0) return checkLane(events, (i) => i, '');
+  for (const [lane, at] of [['', events.map((e, i) => (e.streamId === undefined ? i : -1)).filter((i) => i >= 0)] as const, ...lanes]) {
+    const problem = checkLane(at.map((i) => events[i]!), (k) => at[k]!, lane === '' ? '' : ` of lane ${lane}`);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
+/** checkEvents of one lane's events; `index` maps their position back to the whole log's. */
+function checkLane(events: UnifiedEvent[], index: (k: number) => number, lane: string): string | null {
   let open = false;
   let terminalError = false;
   /** Tool calls of the open response: key → starts not yet matched by a done. */
   let calls = new Map<string, number>();
   for (let i = 0; i < events.length; i++) {
     const ev = events[i]!;
-    const where = `event ${i} (${ev.type})`;
+    const where = `event ${index(i)} (${ev.type}${lane})`;
     if (ev.type === 'start') {
       if (open) return `${where}: a response started while the previous one was still open (its done was lost)`;
       open = true;
@@ -389,7 +405,7 @@ export function checkEvents(events: UnifiedEvent[]): string | null {
         break;
     }
   }
-  if (open) return `end: a response was opened and never got its done`;
+  if (open) return `end: a response${lane} was opened and never got its done`;
   return null;
 }
 

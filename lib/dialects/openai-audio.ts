@@ -1,7 +1,8 @@
 /**
  * What OpenAI's audio SSE dialects (openai-speech.ts,
- * openai-transcription.ts) and its image SSE dialect (openai-images.ts,
- * the same shape of stream) share: one response per request, no id or model
+ * openai-transcription.ts), its image SSE dialect (openai-images.ts, the
+ * same shape of stream) and xAI's voice sockets (xai-tts.ts, xai-stt.ts: one
+ * response per utterance or session, likewise without id or model) share: one response per request, no id or model
  * on the wire, an error payload that ends it, `[DONE]` only after the
  * terminal event.
  */

@@ -23,6 +23,8 @@ import { xaiChat } from './xai-chat.js';
 import { xaiMessages } from './xai-messages.js';
 import { xaiRealtime } from './xai-realtime.js';
 import { xaiResponses } from './xai-responses.js';
+import { xaiStt } from './xai-stt.js';
+import { xaiTts } from './xai-tts.js';
 
 /**
  * Every dialect, in DETECTION ORDER: `detectDialect` asks each in turn and the
@@ -43,7 +45,9 @@ import { xaiResponses } from './xai-responses.js';
  * - OpenAI's audio and image SSE (speech, transcription, images): told by
  *   their own `type` prefixes (`speech.audio.`, `transcript.text.`,
  *   `image_generation.` / `image_edit.`), which no other dialect claims;
- *   listed before the typed vocabularies all the same.
+ *   listed before the typed vocabularies all the same; so are xAI's voice
+ *   sockets (TTS: bare `audio.delta` / `audio.done`; STT: `transcript.created`
+ *   / `.partial` / `.done`).
  */
 export const DIALECTS = [
   xaiChat,
@@ -55,6 +59,8 @@ export const DIALECTS = [
   openaiSpeech,
   openaiTranscription,
   openaiImages,
+  xaiTts,
+  xaiStt,
   xaiRealtime,
   openaiRealtime,
   xaiResponses,

@@ -18,10 +18,20 @@
  * step.stop, once each; `start_index`/`end_index` are UTF-8 bytes of the
  * step's text, turned into UTF-16 offsets. Image deltas are `file` events,
  * audio deltas `audio_delta`.
+ *
+ * An agent's run (`interaction.agent`: `deep-research-*`,
+ * `antigravity-*`) is an agent session of one turn: a `session` `start`
+ * (the interaction id, the agent as model) before the response, `session`
+ * on every event, and after its done a `session` `end` (completed →
+ * end_turn, requires_action with the function calls' ids, failed,
+ * cancelled, budget_exceeded → budget_reached) carrying the interaction's
+ * usage. Its steps (thought, the search and fetch calls and results,
+ * model_output) are read as any interaction's.
  */
-import type { CitationEvent, Json, JsonObject, StopReason, UnifiedEvent, Usage } from '../events.js';
+import type { CitationEvent, Json, JsonObject, SessionEvent, SessionStop, StopReason, UnifiedEvent, Usage } from '../events.js';
 import { arr, doneEvent, errorEvent, isObject, num, obj, providerError, str, sum, usageEvent } from './helpers.js';
 import { TextLedger } from './text-offsets.js';
+import { sessionStart } from './agent-scope.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
 
 /** Step types of the tools the server runs, and the name of their calls. */
@@ -144,6 +154,27 @@ function annotationCitation(a: JsonObject, index: number): CitationEvent | null 
   return ev;
 }
 
+/** interaction.status → an agent run's stop. */
+const RUN_STOPS: Record<string, SessionStop> = {
+  completed: 'end_turn',
+  requires_action: 'requires_action',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  budget_exceeded: 'budget_reached',
+};
+
+/**
+ * The end of an agent's run (`interaction.agent`, e.g. `deep-research-*`):
+ * the interaction is the session, its one response the turn, and its usage
+ * the session's own figure; a run waiting on function results names them.
+ */
+function agentRunEnd(status: string | undefined, usage: JsonObject | undefined, clientCalls: string[], payload: JsonObject): SessionEvent {
+  const ev: SessionEvent = { type: 'session', kind: 'end', stop: RUN_STOPS[status ?? ''] ?? 'other', providerReason: status ?? null, raw: payload };
+  if (usage !== undefined) ev.usage = interactionsUsage(usage);
+  if (status === 'requires_action') ev.pending = clientCalls.slice();
+  return ev;
+}
+
 function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
   /** Interaction id learned before the response began (a resumed stream's status update). */
   let knownId: string | null = null;
@@ -156,10 +187,15 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
   const texts = new Map<number, TextLedger>();
   const annotations = new Map<number, JsonObject[]>();
   const seenAnnotations = new Set<string>();
+  /** An agent's run (`interaction.agent`): its interaction is a session of one turn (see agentRun). */
+  let session: string | undefined;
+  /** The function calls of the interaction (the client's to answer), in order. */
+  const clientCalls: string[] = [];
 
   const self = {
     emit(ev: UnifiedEvent): void {
       if (cursor !== undefined) ev.cursor = cursor;
+      if (session !== undefined) ev.session = session;
       ctx.emit(ev);
     },
 
@@ -216,6 +252,7 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
       const call: InteractionsCall = { id, name, deltas: [], initial: step['arguments'], providerExecuted: server !== undefined };
       calls.set(index, call);
       if (server !== undefined) serverNames.set(id, name);
+      else clientCalls.push(id);
       self.emit(self.provider(call, { type: 'tool_call_start', index, id, name }));
       self.signatureOf(index, step);
     },
@@ -405,6 +442,7 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
       const usage = obj(interaction?.['usage']);
       if (usage !== undefined) self.emit(usageEvent(interactionsUsage(usage), usage));
       self.emit(doneEvent(stopReason, status ?? null));
+      if (session !== undefined) self.emit(agentRunEnd(status, usage, clientCalls, payload));
     },
 
     error(payload: JsonObject): void {
@@ -484,7 +522,13 @@ function createInteractionsResponse(ctx: DialectContext): InteractionsResponse {
         case 'interaction.start': {
           const interaction = obj(payload['interaction']);
           if (handler.started) break;
-          self.ensureStart(str(interaction?.['id']) ?? null, str(interaction?.['model']) ?? null);
+          const agent = str(interaction?.['agent']);
+          const id = str(interaction?.['id']) ?? null;
+          if (agent !== undefined && id !== null) {
+            session = id;
+            self.emit(sessionStart(id, agent));
+          }
+          self.ensureStart(id, str(interaction?.['model']) ?? agent ?? null);
           return;
         }
         case 'interaction.status_update':

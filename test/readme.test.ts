@@ -49,6 +49,9 @@ const preludes: Record<string, string> = {
     const ws = new EventEmitter();
     const lines = readFileSync(${JSON.stringify(join(repoRoot, 'fixtures', 'openai-realtime', 'text-turn.jsonl'))}, 'utf8').split('\\n').filter(Boolean);
     setImmediate(() => { for (const l of lines) ws.emit('message', Buffer.from(l)); ws.emit('close'); });`,
+  'agent-session': `
+    import { copyFileSync } from 'node:fs';
+    copyFileSync(${JSON.stringify(join(repoRoot, 'fixtures', 'claude-agent-sdk', 'subagent-max-turns.ndjson'))}, 'session.ndjson');`,
 };
 const epilogues: Record<string, string> = { logs: `console.log('tokens', tokens);` };
 
@@ -77,6 +80,11 @@ const checks: Record<string, (t: Test, r: RunResult) => void> = {
   },
   websocket(t, r) {
     t.ok(r.stdout.trim().length > 0);
+  },
+  'agent-session'(t, r) {
+    t.match(r.stdout, /^toolu_task msg_S1: tool_call, tool_result$/m);
+    t.match(r.stdout, /^root msg_R1: tool_call, tool_result$/m);
+    t.match(r.stdout, /^session: max_turns, 4 turns, 48 output tokens, \$0\.0042$/m);
   },
   transcode(t, r) {
     t.match(r.stdout, /^data: \{"id":"msg_[^"]+","object":"chat\.completion\.chunk"/);

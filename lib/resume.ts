@@ -106,6 +106,8 @@ export function createResumeTracker(): ResumeTracker {
   const cursorOf = new WeakMap<OpenToolCall, Cursor>();
 
   function observe(ev: UnifiedEvent): void {
+    // A laned response (WebSocket mode) cannot be resumed (no background mode there): it is no resume point.
+    if (ev.streamId !== undefined) return;
     if (ev.type === 'start') {
       responseId = ev.id;
       dialect = ev.dialect ?? null;

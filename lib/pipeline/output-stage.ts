@@ -163,8 +163,22 @@ export function fuseText<O>(events: GuardedEventsStage, next: TextTakingStage<O>
 
 /** Visible text of choice 0 as it arrives, a newline after each response. */
 export function createTextStage(): TextTakingStage<string> {
+  // Laned responses (several open at once, docs/lanes.md): each one's text is written whole at its done.
+  const lanes = new Map<string, string[]>();
   return {
     push(ev, emit) {
+      const lane = ev.streamId;
+      if (lane !== undefined) {
+        if (ev.type === 'text_delta' && ev.refusal !== true && ev.choice === undefined) {
+          const held = lanes.get(lane);
+          if (held === undefined) lanes.set(lane, [ev.text]);
+          else held.push(ev.text);
+        } else if (ev.type === 'done' && ev.choice === undefined) {
+          emit(`${(lanes.get(lane) ?? []).join('')}\n`);
+          lanes.delete(lane);
+        }
+        return;
+      }
       if (ev.type === 'text_delta') {
         if (ev.refusal !== true && ev.choice === undefined) emit(ev.text);
       } else if (ev.type === 'done' && ev.choice === undefined) emit('\n');

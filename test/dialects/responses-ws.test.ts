@@ -20,6 +20,7 @@ import { run } from '../helpers/fast-path.js';
 import { runChunks } from '../helpers/run.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { createDiagnosis } from '../../lib/doctor/index.js';
+import { createResumeTracker } from '../../lib/resume.js';
 import type { LossReport } from '../../lib/encode/types.js';
 
 const fixture = (name: string, dir = 'openai-responses-ws'): Buffer => readFileSync(join(repoRoot, 'fixtures', dir, name));
@@ -272,5 +273,19 @@ t.test('doctor: each lane a response of its own, no anomaly in a well-formed log
     ['resp_cut_a', []],
     ['resp_cut_b', ['incomplete_stream']],
   ]);
+  tt.end();
+});
+
+t.test('text output: a laned response\'s text written whole at its done, unlaned text as it comes', (tt) => {
+  const text = (name: string): string => (runChunks<Buffer, unknown>(createOutputStage({ output: 'text' }), [fixture(name)]).items as string[]).join('');
+  tt.equal(text('three-lanes.jsonl'), '\nOne two three.\nDone.\n', 'the function call lane ends first, with no text');
+  tt.equal(text('steer-accepted.ws.jsonl'), 'Plan: build everything\nPlan: two weeks.\n');
+  tt.end();
+});
+
+t.test('resume: laned responses (WebSocket mode has no background mode) make no resume point', (tt) => {
+  const tracker = createResumeTracker();
+  runStage(tracker, decodeEvents(fixture('lane-cut-off.jsonl')));
+  tt.same([tracker.point().responseId, tracker.point().cursor], [null, null]);
   tt.end();
 });

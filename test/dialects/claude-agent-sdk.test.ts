@@ -9,7 +9,9 @@ import type { FinalResult } from '../../lib/accumulate/types.js';
 import type { UnifiedEvent } from '../../lib/events.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { runStage } from '../../lib/stage.js';
-import { fixture } from '../helpers/corpus.js';
+import { join } from 'node:path';
+import { runCli } from '../helpers/cli.js';
+import { fixture, repoRoot } from '../helpers/corpus.js';
 import { decodeEvents, detectedDialect, stable } from '../helpers/decode.js';
 import { ofType } from '../helpers/events.js';
 
@@ -91,4 +93,19 @@ t.test('a stream cut inside a streamed message: incomplete_stream for that turn'
   t.same(turns(fs).map((f) => [f.text, f.stopReason, f.errors.map((e) => e.code)]), [['Let me list ', 'error', ['incomplete_stream']]]);
   t.same(sessionOf(fs)[0]!.summary!.failedTurns, 1);
   t.end();
+});
+
+t.test('CLI: --out final prints one line per turn, then the session line; doctor reports each turn', async (t) => {
+  const file = join(repoRoot, 'fixtures', DIALECT, 'stream-json-partial.ndjson');
+  const r = await runCli(['--out', 'final', file]);
+  t.equal(r.code, 0);
+  const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as FinalResult);
+  t.same(lines.map((f) => [f.kind ?? null, f.turn ?? null]), [[null, 'msg_01A'], [null, 'msg_01B'], ['session', null]]);
+  t.match(r.stdout.trim().split('\n').at(-1)!, /"kind":"session"/);
+  const d = await runCli(['doctor', file]);
+  t.equal(d.code, 0);
+  t.match(d.stdout, /dialect claude-agent-sdk, 2 responses/);
+  t.match(d.stdout, /response 1: id msg_01A/);
+  t.match(d.stdout, /response 2: id msg_01B/);
+  t.notMatch(d.stdout, /trailing_data/, 'the result after the last turn is no trailing data');
 });

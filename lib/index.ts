@@ -66,6 +66,29 @@ export { compose } from './pipeline/compose.js';
 export { events, finals, type ByteSource, type IterateOptions, type ResponseLike } from './pipeline/iterate.js';
 export { read, type Reading } from './pipeline/read.js';
 
+// The same stages as WHATWG TransformStreams (also the web entry's, lib/web/: browsers, workers, edge runtimes, Deno, Bun)
+export {
+  AutoFramerStream,
+  DecoderStream,
+  EncoderStream,
+  FinalAccumulatorStream,
+  JsonArrayFramerStream,
+  JsonValuesFramerStream,
+  MessageDecoderStream,
+  NdjsonFramerStream,
+  NormalizerStream,
+  SignatureAccumulatorStream,
+  SseFramerStream,
+  TextAccumulatorStream,
+  ToolArgsAccumulatorStream,
+  UsageAccumulatorStream,
+  WirefoldStream,
+  type WirefoldStreamConstructor,
+  type WirefoldStreamOptions,
+} from './web/streams.js';
+export { TranscodeStream } from './web/transcode-stream.js';
+export { StageTransformStream, type WebStreamOptions } from './web/stage-stream.js';
+
 // Writing: unified events → another provider's wire, with a loss report
 export { encoder } from './pipeline/encoder.js';
 export type { EncoderOptions, LossEntry, LossKind, LossReport, TargetName } from './encode/types.js';

@@ -116,3 +116,61 @@ t.test('no `as unknown as` in lib/', (t) => {
   t.same(hits, []);
   t.end();
 });
+
+/** Every module a runtime loads from `entry` (relative imports that load a module), and the other specifiers they import. */
+function reachable(entry: string): { files: string[]; external: string[] } {
+  const files = new Set<string>();
+  const external: string[] = [];
+  const visit = (file: string): void => {
+    if (files.has(file)) return;
+    files.add(file);
+    const src = readFileSync(join(repoRoot, file), 'utf8');
+    for (const m of src.matchAll(/^(?:import|export)\s+(type\s+)?([^;]*?)\s*from\s+'([^']+)'/gms)) {
+      const braces = /^\{([^}]*)\}$/.exec(m[2]!.trim());
+      const typeOnly = m[1] !== undefined || (braces !== null && braces[1]!.split(',').every((n) => n.trim() === '' || n.trim().startsWith('type ')));
+      if (typeOnly) continue;
+      const spec = m[3]!;
+      if (spec.startsWith('.')) visit(relative(repoRoot, normalize(join(dirname(join(repoRoot, file)), spec.replace(/\.js$/, '.ts')))));
+      else external.push(`${file} -> ${spec}`);
+    }
+    // a dynamic import or require would load one too
+    for (const m of src.matchAll(/\b(?:import|require)\(\s*['"]([^'"]+)['"]/g)) external.push(`${file} -> ${m[1]!} (dynamic)`);
+  };
+  visit(entry);
+  return { files: [...files].sort(), external };
+}
+
+/** Code without comments and string literals (what a global named in them would be). */
+function codeOf(src: string): string {
+  return src
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\/\/.*$/gm, '')
+    .replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g, "''");
+}
+
+t.test('the web entry (lib/web/index.ts) reaches no Node built-in, no package, and no Node global but through lib/bytes/node.ts', (t) => {
+  const { files, external } = reachable('lib/web/index.ts');
+  t.ok(files.includes('lib/pipeline/output-stage.ts') && files.includes('lib/bytes/web.ts'), `${files.length} modules, the fused stage among them`);
+  t.same(external, [], 'nothing but relative imports (node:stream, node:buffer, split2… would not load in a browser)');
+  const globals = files
+    .filter((f) => f !== 'lib/bytes/node.ts')
+    .flatMap((f) => {
+      const hits = codeOf(readFileSync(join(repoRoot, f), 'utf8')).match(/\b(?:Buffer|process|setImmediate|__dirname|__filename)\b/g);
+      return hits === null ? [] : [`${f}: ${[...new Set(hits)].join(', ')}`];
+    });
+  t.same(globals, [], "no Node global (Buffer goes through lib/bytes/, picked at load: a browser has none)");
+  t.end();
+});
+
+t.test('the web entry exports what the Node entry does, but the node:stream shells', async (t) => {
+  const node = Object.keys(await import('../lib/index.js')).sort();
+  const web = Object.keys(await import('../lib/web/index.js')).sort();
+  // The Node Transforms (node:stream), records mode (node:fs), and the Node-only stage record behind compose()
+  const NODE_ONLY = [
+    'autoFramer', 'byteStageTransform', 'compose', 'createStream', 'decoder', 'encoder', 'finalAccumulator', 'finalToRow', 'jsonArrayFramer',
+    'jsonValuesFramer', 'messageDecoder', 'ndjsonFramer', 'normalizer', 'objectStageTransform', 'records', 'recordToRows', 'RecordsTransform',
+    'ROW_COLUMNS', 'signatureAccumulator', 'sseFramer', 'StageTransform', 'textAccumulator', 'toolArgsAccumulator', 'usageAccumulator',
+  ];
+  t.same(node.filter((k) => !web.includes(k) && !NODE_ONLY.includes(k)), [], 'every other export of the Node entry is in the web entry');
+  t.same(web.filter((k) => !node.includes(k)), [], 'and the web entry has nothing the Node entry lacks');
+});

@@ -42,6 +42,7 @@ const preludes: Record<string, string> = {
   first: fakeFetch,
   live: fakeFetch,
   pipeline: fakeFetch,
+  edge: fakeFetch,
   logs: ``,
   websocket: `
     import { EventEmitter } from 'node:events';
@@ -49,11 +50,21 @@ const preludes: Record<string, string> = {
     const ws = new EventEmitter();
     const lines = readFileSync(${JSON.stringify(join(repoRoot, 'fixtures', 'openai-realtime', 'text-turn.jsonl'))}, 'utf8').split('\\n').filter(Boolean);
     setImmediate(() => { for (const l of lines) ws.emit('message', Buffer.from(l)); ws.emit('close'); });`,
+  'websocket-lanes': `
+    import { copyFileSync } from 'node:fs';
+    copyFileSync(${JSON.stringify(join(repoRoot, 'fixtures', 'openai-responses-ws', 'multi-agent.ws.jsonl'))}, 'socket.ws.jsonl');`,
   'agent-session': `
     import { copyFileSync } from 'node:fs';
     copyFileSync(${JSON.stringify(join(repoRoot, 'fixtures', 'claude-agent-sdk', 'subagent-max-turns.ndjson'))}, 'session.ndjson');`,
 };
-const epilogues: Record<string, string> = { logs: `console.log('tokens', tokens);` };
+const epilogues: Record<string, string> = {
+  logs: `console.log('tokens', tokens);`,
+  // the edge runtime's part: a request comes in, the response streams out
+  edge: `
+    const res = await POST(new Request('http://localhost/chat', { method: 'POST', body: '{}' }));
+    console.log(res.headers.get('content-type'));
+    for await (const chunk of res.body) process.stdout.write(chunk);`,
+};
 
 /** The assertions on each example's run (exit status 0 is checked for all). */
 const checks: Record<string, (t: Test, r: RunResult) => void> = {
@@ -81,6 +92,13 @@ const checks: Record<string, (t: Test, r: RunResult) => void> = {
   websocket(t, r) {
     t.ok(r.stdout.trim().length > 0);
   },
+  'websocket-lanes'(t, r) {
+    t.same(r.stdout.trim().split('\n'), [
+      'research researcher: end "Tides follow the moon."',
+      'main planner: tool_use "Summary: the moon."',
+      'critic critic: error ""',
+    ]);
+  },
   'agent-session'(t, r) {
     t.match(r.stdout, /^toolu_task msg_S1: tool_call, tool_result$/m);
     t.match(r.stdout, /^root msg_R1: tool_call, tool_result$/m);
@@ -92,6 +110,10 @@ const checks: Record<string, (t: Test, r: RunResult) => void> = {
     t.match(r.stdout, /"finish_reason":"tool_calls"/);
     t.match(r.stdout, /data: \[DONE\]\n\n$/);
     t.match(r.stderr, /^not carried: raw ×\d+/m);
+  },
+  edge(t, r) {
+    t.match(r.stdout, /^text\/plain; charset=utf-8\n/);
+    t.match(r.stdout, /Let me check the weather in Paris/);
   },
   'final-type'(t) {
     t.pass('types only: it compiles and runs');

@@ -129,7 +129,7 @@ export function compareFinals(
 }
 
 /** A browser bundle of `contents` (imports of 'wirefold' resolve in the packed package's project, under the `browser` condition). */
-export async function bundleForBrowser(resolveDir: string, contents: string): Promise<{ code: string; inputs: string[] }> {
+export async function bundleForBrowser(resolveDir: string, contents: string): Promise<{ code: string; inputs: string[]; kept: string[] }> {
   const { build } = await import('esbuild');
   const result = await build({
     stdin: { contents, resolveDir, loader: 'js', sourcefile: 'entry.js' },
@@ -141,5 +141,8 @@ export async function bundleForBrowser(resolveDir: string, contents: string): Pr
     metafile: true,
     logLevel: 'silent',
   });
-  return { code: result.outputFiles[0]!.text, inputs: Object.keys(result.metafile.inputs) };
+  // inputs: every module read; kept: those with code in the bundle (the rest was shaken out)
+  const output = Object.values(result.metafile.outputs)[0]!.inputs;
+  const kept = Object.keys(output).filter((k) => output[k]!.bytesInOutput > 0);
+  return { code: result.outputFiles[0]!.text, inputs: Object.keys(result.metafile.inputs), kept };
 }

@@ -32,6 +32,7 @@
  * `session.thread_status_*`, are that thread's lane.
  */
 import type { Json, JsonObject, SessionStop, StopReason, UnifiedEvent, Usage } from '../events.js';
+import { messagesUsage } from './anthropic-messages.js';
 import { emitScoped, inputState, sessionStart } from './agent-scope.js';
 import { arr, doneEvent, errorEvent, isObject, num, obj, str, sum, usageEvent } from './helpers.js';
 import { defineDialect, type DialectContext, type LaneRouter, type ResponseHandler } from './types.js';
@@ -89,15 +90,14 @@ interface Preview {
 
 const states = new WeakMap<object, { started: boolean }>();
 
-/** A model request's usage (Anthropic's counting: input includes cache reads and writes). */
+/** A model request's usage, or the session's snapshot (whose cache writes are broken down by cache lifetime). */
 function requestUsage(u: JsonObject): Usage {
-  const read = num(u['cache_read_input_tokens']);
-  // A request's cache writes are one number; the session snapshot breaks them down by cache lifetime.
+  const usage = messagesUsage(u, undefined);
   const split = obj(u['cache_creation']);
-  const writes = num(u['cache_creation_input_tokens']) ?? sum(num(split?.['ephemeral_5m_input_tokens']), num(split?.['ephemeral_1h_input_tokens'])) ?? undefined;
-  const inputTokens = sum(num(u['input_tokens']), read, writes);
-  const outputTokens = num(u['output_tokens']) ?? null;
-  return { inputTokens, outputTokens, totalTokens: sum(inputTokens, outputTokens), reasoningTokens: null, cachedInputTokens: read ?? null };
+  const writes = sum(num(split?.['ephemeral_5m_input_tokens']), num(split?.['ephemeral_1h_input_tokens']));
+  if (u['cache_creation_input_tokens'] !== undefined || writes === null) return usage;
+  const inputTokens = sum(usage.inputTokens, writes);
+  return { ...usage, inputTokens, totalTokens: sum(inputTokens, usage.outputTokens) };
 }
 
 function addUsage(a: Usage | null, b: Usage): Usage {

@@ -32,7 +32,7 @@
  * start_char_index / start_page_number / start_block_index… count characters,
  * pages or content blocks of the cited document, and stay in `raw`).
  */
-import type { CitationEvent, Json, JsonObject, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
+import type { CitationEvent, Json, JsonObject, StopReason, UnifiedEvent, Usage, UsageEvent } from '../events.js';
 import { arr, doneEvent, errorEvent, isObject, num, obj, str, usageEvent } from './helpers.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
 
@@ -535,6 +535,12 @@ function pick(delta: JsonObject | undefined, start: JsonObject | undefined, key:
  * delta (cumulative) win, absent ones keep the message_start value.
  */
 export function buildUsage(start: JsonObject | undefined, delta: JsonObject | undefined): UsageEvent {
+  const raw: Json = delta === undefined ? (start ?? null) : start === undefined ? delta : { ...start, ...delta };
+  return usageEvent(messagesUsage(start, delta), raw);
+}
+
+/** The unified counts of buildUsage (input: every prompt token, cache reads and writes included). */
+export function messagesUsage(start: JsonObject | undefined, delta: JsonObject | undefined): Usage {
   const input = pick(delta, start, 'input_tokens');
   const cacheRead = pick(delta, start, 'cache_read_input_tokens');
   const cacheCreation = pick(delta, start, 'cache_creation_input_tokens');
@@ -547,17 +553,13 @@ export function buildUsage(start: JsonObject | undefined, delta: JsonObject | un
       ? null
       : (input ?? 0) + (cacheRead ?? 0) + (cacheCreation ?? 0);
   const outputTokens = output ?? null;
-  const raw: Json = delta === undefined ? (start ?? null) : start === undefined ? delta : { ...start, ...delta };
-  return usageEvent(
-    {
-      inputTokens,
-      outputTokens,
-      totalTokens: inputTokens !== null && outputTokens !== null ? inputTokens + outputTokens : null,
-      reasoningTokens: reasoning ?? null,
-      cachedInputTokens: cacheRead ?? null,
-    },
-    raw,
-  );
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: inputTokens !== null && outputTokens !== null ? inputTokens + outputTokens : null,
+    reasoningTokens: reasoning ?? null,
+    cachedInputTokens: cacheRead ?? null,
+  };
 }
 
 /** The Messages event types but `ping` (a bare keep-alive tells nothing: xAI Realtime sends one too). */

@@ -32,8 +32,8 @@
  * them) are lanes (`streamId` and `agent` = that call's id), so their turns
  * interleave with the root agent's, each with its own final.
  */
-import type { Json, JsonObject, StopReason, UnifiedEvent, Usage, UsageEvent } from '../events.js';
-import { buildUsage, createMessagesResponse, type MessagesResponse } from './anthropic-messages.js';
+import type { Json, JsonObject, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
+import { buildUsage, createMessagesResponse, messagesUsage, type MessagesResponse } from './anthropic-messages.js';
 import { emitScoped, inputState, sessionStart, usdCost, type Scope } from './agent-scope.js';
 import { arr, doneEvent, isObject, num, obj, str } from './helpers.js';
 import { defineDialect, type DialectContext, type LaneRouter, type ResponseHandler } from './types.js';
@@ -244,7 +244,7 @@ function createClaudeAgentTurn(ctx: DialectContext): ResponseHandler {
       providerReason: subtype,
       raw: p,
     };
-    if (u !== undefined) ev.usage = usageOnly(buildUsage(u, undefined));
+    if (u !== undefined) ev.usage = messagesUsage(u, undefined);
     const cost = usdCost(num(p['total_cost_usd']));
     if (cost !== undefined) ev.cost = cost;
     const turns = num(p['num_turns']);
@@ -303,16 +303,6 @@ function createClaudeAgentTurn(ctx: DialectContext): ResponseHandler {
     },
   } satisfies ResponseHandler;
   return handler;
-}
-
-function usageOnly(ev: Usage): Usage {
-  return {
-    inputTokens: ev.inputTokens,
-    outputTokens: ev.outputTokens,
-    totalTokens: ev.totalTokens,
-    reasoningTokens: ev.reasoningTokens,
-    cachedInputTokens: ev.cachedInputTokens,
-  };
 }
 
 /** A subagent's messages (`parent_tool_use_id`: the call that runs it) are its own lane. */

@@ -5,7 +5,8 @@
  * session and turn. See docs/dialects.md, "Agent sessions".
  */
 import type { SessionCost, SessionEvent, UnifiedEvent } from '../events.js';
-import type { DialectContext } from './types.js';
+import { str } from './helpers.js';
+import type { DialectContext, LaneRouter } from './types.js';
 
 /**
  * The state `make` builds once per input: keyed by the input's lane router
@@ -43,4 +44,18 @@ export function sessionStart(id: string | null, model: string | null): SessionEv
 /** US dollars as a SessionCost, when `usd` is a number. */
 export function usdCost(usd: number | undefined): SessionCost | undefined {
   return usd === undefined ? undefined : { amount: usd, currency: 'USD' };
+}
+
+/**
+ * A lane router for the subagents of a wire that names them in one field of
+ * each payload (the lane and the agent tag are its value; without it the
+ * payload is the root agent's).
+ */
+export function lanesBy(field: string): () => LaneRouter {
+  return () => ({
+    route(payload) {
+      const id = str(payload[field]);
+      return id === undefined ? null : { lane: id, agent: id };
+    },
+  });
 }

@@ -33,9 +33,9 @@
  */
 import type { Json, JsonObject, SessionStop, StopReason, UnifiedEvent, Usage } from '../events.js';
 import { messagesUsage } from './anthropic-messages.js';
-import { emitScoped, inputState, sessionStart } from './agent-scope.js';
+import { emitScoped, inputState, lanesBy, sessionStart } from './agent-scope.js';
 import { arr, doneEvent, errorEvent, isObject, num, obj, str, sum, usageEvent } from './helpers.js';
-import { defineDialect, type DialectContext, type LaneRouter, type ResponseHandler } from './types.js';
+import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
 
 /** The types of this stream (user.* are the client's own events, echoed). */
 const TYPES = new Set([
@@ -350,16 +350,6 @@ function createManagedAgentsTurn(ctx: DialectContext): ResponseHandler {
   return handler;
 }
 
-/** A subagent thread's events on the primary stream (`session_thread_id`) are its lane. */
-function createRouter(): LaneRouter {
-  return {
-    route(payload) {
-      const thread = str(payload['session_thread_id']);
-      return thread === undefined ? null : { lane: thread, agent: thread };
-    },
-  };
-}
-
 export const anthropicAgents = defineDialect({
   name: 'anthropic-agents',
   family: 'anthropic-agents',
@@ -371,6 +361,7 @@ export const anthropicAgents = defineDialect({
   },
   // A session: events between and after its turns are normal (doctor: no trailing_data).
   session: true,
-  lanes: createRouter,
+  // A subagent's payloads (`session_thread_id`) are its lane.
+  lanes: lanesBy('session_thread_id'),
   createResponse: createManagedAgentsTurn,
 });

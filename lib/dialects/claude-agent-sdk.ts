@@ -34,9 +34,9 @@
  */
 import type { Json, JsonObject, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
 import { buildUsage, createMessagesResponse, messagesUsage, type MessagesResponse } from './anthropic-messages.js';
-import { emitScoped, inputState, sessionStart, usdCost, type Scope } from './agent-scope.js';
+import { emitScoped, inputState, lanesBy, sessionStart, usdCost, type Scope } from './agent-scope.js';
 import { arr, doneEvent, isObject, num, obj, str } from './helpers.js';
-import { defineDialect, type DialectContext, type LaneRouter, type ResponseHandler } from './types.js';
+import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
 
 const TYPES = new Set(['system', 'assistant', 'user', 'stream_event', 'result']);
 
@@ -305,16 +305,6 @@ function createClaudeAgentTurn(ctx: DialectContext): ResponseHandler {
   return handler;
 }
 
-/** A subagent's messages (`parent_tool_use_id`: the call that runs it) are its own lane. */
-function createRouter(): LaneRouter {
-  return {
-    route(payload) {
-      const parent = str(payload['parent_tool_use_id']);
-      return parent === undefined ? null : { lane: parent, agent: parent };
-    },
-  };
-}
-
 export const claudeAgentSdk = defineDialect({
   name: 'claude-agent-sdk',
   family: 'claude-agent-sdk',
@@ -325,6 +315,7 @@ export const claudeAgentSdk = defineDialect({
     ('session_id' in payload || 'parent_tool_use_id' in payload || 'uuid' in payload),
   // A session: events between and after its turns are normal (doctor: no trailing_data).
   session: true,
-  lanes: createRouter,
+  // A subagent's payloads (`parent_tool_use_id`) are its lane.
+  lanes: lanesBy('parent_tool_use_id'),
   createResponse: createClaudeAgentTurn,
 });

@@ -74,6 +74,8 @@ function responseLines(r: ResponseReport, showDialect: boolean, color: boolean, 
   const head: string[] = [];
   if (showDialect && r.dialect !== null) head.push(r.dialect);
   if (r.id !== null) head.push(`id ${r.id}`);
+  if (r.streamId !== undefined) head.push(`lane ${r.streamId}`);
+  if (r.agent !== undefined) head.push(`agent ${r.agent}`);
   if (r.model !== null) head.push(`model ${r.model}`);
   const frames = r.firstFrame === r.lastFrame ? `frame ${r.firstFrame}` : `frames ${r.firstFrame}-${r.lastFrame}`;
   head.push(`${frames} from byte ${r.offset}`);

@@ -89,6 +89,9 @@ export interface ResponseReport {
   /** The last usage event, or null when the response reported none. */
   usage: Usage | null;
   anomalies: Anomaly[];
+  /** A laned response's lane (several responses at once, docs/lanes.md) and agent tag, only then. */
+  streamId?: string;
+  agent?: string;
 }
 
 export interface InputReport {

@@ -116,6 +116,8 @@ export class ResponseCollector {
     switch (ev.type) {
       case 'start':
         r.id = ev.id;
+        if (ev.streamId !== undefined) r.streamId = ev.streamId;
+        if (ev.agent !== undefined) r.agent = ev.agent;
         r.model = ev.model;
         if (ev.dialect !== undefined) r.dialect = ev.dialect;
         break;

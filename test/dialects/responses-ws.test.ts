@@ -19,7 +19,7 @@ import { ofType } from '../helpers/events.js';
 import { run } from '../helpers/fast-path.js';
 import { runChunks } from '../helpers/run.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
-import { createDiagnosis } from '../../lib/doctor/index.js';
+import { createDiagnosis, formatReport } from '../../lib/doctor/index.js';
 import { createResumeTracker } from '../../lib/resume.js';
 import type { LossReport } from '../../lib/encode/types.js';
 
@@ -287,5 +287,18 @@ t.test('resume: laned responses (WebSocket mode has no background mode) make no 
   const tracker = createResumeTracker();
   runStage(tracker, decodeEvents(fixture('lane-cut-off.jsonl')));
   tt.same([tracker.point().responseId, tracker.point().cursor], [null, null]);
+  tt.end();
+});
+
+t.test('doctor names each laned response\'s lane and agent', (tt) => {
+  const d = createDiagnosis({ name: 'multi-agent.ws.jsonl' });
+  d.push(fixture('multi-agent.ws.jsonl'));
+  const report = d.end();
+  tt.same(report.responses.map((r) => [r.id, r.streamId, r.agent]), [
+    ['resp_sub', 'research', 'researcher'],
+    ['resp_root', 'main', 'planner'],
+    [null, 'critic', 'critic'],
+  ]);
+  tt.match(formatReport(report, { color: false }), /response 1: id resp_sub, lane research, agent researcher, model gpt-6/);
   tt.end();
 });

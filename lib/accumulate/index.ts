@@ -24,6 +24,7 @@ export type {
   FinalToolCall,
   ReasoningContentBlock,
   RefusalContentBlock,
+  SessionSummary,
   TextAccumulatorOptions,
   TextContentBlock,
   ToolArgsAccumulatorOptions,

@@ -1,7 +1,8 @@
 /**
  * --audio-out writes a playable file: raw PCM (OpenAI Realtime's and Gemini's
  * `audio/pcm`, Gemini's `audio/L16;codec=pcm;rate=24000`) as WAV, whose header
- * is parsed here field by field; other codecs as they came.
+ * is parsed here field by field; other codecs as they came. --files-out
+ * writes generated images decoded.
  */
 import t, { type Test } from 'tap';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -150,4 +151,59 @@ t.test('pcmFormat: the rate= and channels= of a raw PCM MIME type, else 24000 Hz
   t.equal(pcmFormat('audio/mpeg'), null);
   t.equal(pcmFormat('audio/wav'), null, 'already a container');
   t.equal(pcmFormat(null), null);
+});
+
+/** Runs the CLI with `--out final --audio-out` on a fixture; the finals and the files written. */
+async function audioOut(fixturePath: string): Promise<{ finals: { audio: { mimeType: string | null; sampleRate?: number; bytes: number } | null }[]; files: Buffer[] }> {
+  const out = tmp();
+  const r = await runCli(['--out', 'final', '--audio-out', out, fixturePath]);
+  const finals = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { audio: { mimeType: string | null; sampleRate?: number; bytes: number } | null });
+  return { finals, files: readdirSync(out).sort().map((f) => readFileSync(join(out, f))) };
+}
+
+t.test('Gemini streaming TTS (audio/L16;codec=pcm;rate=24000 chunks): one valid WAV, the final says the rate and the decoded size', async (t) => {
+  const { finals, files } = await audioOut(join(repoRoot, 'fixtures', 'gemini', 'tts-l16-stream.sse'));
+  t.same(finals.map((f) => f.audio), [{ mimeType: 'audio/L16;codec=pcm;rate=24000', sampleRate: 24000, bytes: 6000 }]);
+  t.equal(files.length, 1);
+  const wav = parseWav(t, files[0]!);
+  t.same([wav.format, wav.channels, wav.sampleRate, wav.byteRate, wav.blockAlign, wav.bits], [1, 1, 24000, 48000, 2, 16]);
+  t.equal(wav.dataSize, 6000);
+  t.equal(wav.riffSize, files[0]!.length - 8);
+  // the samples: the fixture's base64 parts, decoded here without the library
+  const parts = [...readFileSync(join(repoRoot, 'fixtures', 'gemini', 'tts-l16-stream.sse'), 'utf8').matchAll(/"data":"([^"]*)"/g)].map((m) => Buffer.from(m[1]!, 'base64'));
+  t.same(wav.data, Buffer.concat(parts));
+});
+
+t.test('an OpenAI Realtime translation session (session.output_audio.delta, sample_rate 24000): one WAV for the session', async (t) => {
+  const { finals, files } = await audioOut(join(repoRoot, 'fixtures', 'corpus', 'openai-realtime', 'vercel-ai--speech-translation.ws.jsonl'));
+  t.same(finals.map((f) => f.audio), [{ mimeType: 'audio/pcm;rate=24000', sampleRate: 24000, bytes: 3 }]);
+  t.equal(files.length, 1);
+  const wav = parseWav(t, files[0]!);
+  t.same([wav.channels, wav.sampleRate, wav.dataSize], [1, 24000, 3]);
+  t.same(wav.data, Buffer.from('AQID', 'base64'));
+});
+
+t.test('xAI TTS: one file per utterance; raw PCM without a MIME type stays .bin, mp3 is .mp3', async (t) => {
+  const pcm = await audioOut(join(repoRoot, 'fixtures', 'xai-tts', 'pcm-two-utterances.ws.jsonl'));
+  t.same(pcm.finals.map((f) => f.audio?.bytes), [2400, 1440]);
+  t.same(pcm.files.map((f) => f.length), [2400, 1440], 'the decoded bytes, no header (the codec is not on the wire)');
+  const mp3 = await audioOut(join(repoRoot, 'fixtures', 'xai-tts', 'mp3-timestamps-error.ws.jsonl'));
+  t.equal(mp3.files.length, 1, 'the failed utterance had no audio');
+  t.equal(mp3.files[0]!.toString('latin1', 0, 3), 'ID3');
+  t.equal(mp3.files[0]!.length, mp3.finals[0]!.audio!.bytes);
+});
+
+t.test('--files-out: the 1.3 MB PNG of a Gemini image-output stream (js-genai capture), decoded, once', async (t) => {
+  const src = join(repoRoot, 'fixtures', 'corpus', 'gemini-sse', 'js-genai--image-output.sse');
+  const out = tmp();
+  const r = await runCli(['--out', 'final', '--files-out', out, src]);
+  t.equal(r.code, 0, r.stderr);
+  const files = readdirSync(out);
+  t.equal(files.length, 1);
+  t.match(files[0], /\.png$/);
+  const png = readFileSync(join(out, files[0]!));
+  const b64 = /"inlineData":\{"data":"([^"]+)"/.exec(readFileSync(src, 'utf8'))![1]!;
+  t.equal(png.length, Buffer.from(b64, 'base64').length);
+  t.equal(png.length, (b64.length / 4) * 3 - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0), 'the size the base64 says');
+  t.same([...png.subarray(1, 4)], [0x50, 0x4e, 0x47], 'PNG');
 });

@@ -9,6 +9,7 @@ import { doneReasons as doneOf, ofType as of, texts, usageCounts as usageOf, wit
 import { eventLine } from '../helpers/event-lines.js';
 import { run as runFused } from '../helpers/fast-path.js';
 import { createFinalAccumulator } from '../../lib/accumulate/final.js';
+import { base64DecodedBytes } from '../../lib/accumulate/audio.js';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 
 // ---------------------------------------------------------------------------
@@ -662,6 +663,25 @@ t.test('inlineData: an image part is a file event and a final content block; aud
   t.end();
 });
 
+t.test('streaming TTS: inlineData audio/L16 chunks are one audio block, the MIME type and its rate kept', (t) => {
+  // fixtures/gemini/tts-l16-stream.sse is hand-written (its note says from what).
+  const evs = check(t, fixture('gemini/tts-l16-stream.sse'));
+  const audio = of(evs, 'audio_delta');
+  t.same(audio.map((e) => [e.index, e.mimeType, Buffer.from(e.data, 'base64').length]), [
+    [0, 'audio/L16;codec=pcm;rate=24000', 2400],
+    [0, 'audio/L16;codec=pcm;rate=24000', 2400],
+    [0, 'audio/L16;codec=pcm;rate=24000', 1200],
+  ]);
+  t.equal(of(evs, 'raw').length, 0);
+  t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+  const [final] = finalsOf(evs);
+  t.same(final!.audio, { mimeType: 'audio/L16;codec=pcm;rate=24000', sampleRate: 24000, bytes: 6000 });
+  t.equal(final!.audio!.bytes, audio.reduce((n, e) => n + base64DecodedBytes(e.data), 0));
+  t.same(final!.content, [], 'audio is no content block');
+  t.same(final!.usage, { inputTokens: 9, outputTokens: 19, totalTokens: 28, reasoningTokens: null, cachedInputTokens: null });
+  t.end();
+});
+
 t.test('a 1.3 MB inlineData part: one file event holding the whole base64 string, in SSE and in the JSON array', (t) => {
   const data = Buffer.alloc(1_000_000, 7).toString('base64');
   t.ok(data.length > 1_300_000);
@@ -857,6 +877,23 @@ const corpusChecks: Record<string, FileCheck> = {
     t.equal(new Set(ids).size, 2, 'parallel calls get distinct ids');
     t.same(doneOf(evs), [{ stopReason: 'tool_use', providerReason: 'STOP' }]);
     t.same(usageOf(evs), usage(37, 14, 51, null));
+  },
+  'gemini-sse/js-genai--image-output.sse': (t, evs) => {
+    // Image output: text, then one 1.3 MB event holding the PNG, then STOP with IMAGE token details.
+    t.equal(textOf(evs), 'I will generate an image of the Eiffel Tower at night, with a vibrant and colorful fireworks display exploding behind it, illuminating the sky.\n\n');
+    const files = of(evs, 'file');
+    t.equal(files.length, 1);
+    t.equal(files[0]!.mimeType, 'image/png');
+    const png = Buffer.from(files[0]!.data, 'base64');
+    t.equal(png.length, base64DecodedBytes(files[0]!.data), 'the decoded size is what the base64 length says');
+    t.equal(png.length, 990040, '1320056 base64 characters, two of them padding');
+    t.same([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG signature');
+    t.same([png.readUInt32BE(16), png.readUInt32BE(20)], [510, 1024], 'IHDR: 510 x 1024');
+    t.same(doneOf(evs), [{ stopReason: 'end', providerReason: 'STOP' }]);
+    t.same(usageOf(evs), usage(15, 1318, 1333, null));
+    const [final] = finalsOf(evs);
+    t.same(final!.content.map((b) => b.type), ['text', 'file']);
+    t.equal((final!.content[1] as { data: string }).data, files[0]!.data, 'the completed image once in the final');
   },
   'gemini-sse/js-genai--max-tokens.sse': (t, evs) => {
     t.match(textOf(evs), /^The sky is blue primarily due to a phenomenon called \*\*Rayleigh Scattering\*\*\./);
@@ -1179,7 +1216,7 @@ const corpusChecks: Record<string, FileCheck> = {
 
 t.test('corpus', (t) => {
   const files = corpusFiles(['gemini-sse', 'gemini-json-array']);
-  t.equal(files.length, 33, 'all 33 corpus files are found');
+  t.equal(files.length, 34, 'all 34 corpus files are found');
   for (const file of files) {
     t.test(file.name, (t) => {
       const evs = check(t, file.bytes, {}, true);

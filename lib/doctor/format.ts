@@ -76,6 +76,9 @@ function responseLines(r: ResponseReport, showDialect: boolean, color: boolean, 
   if (r.id !== null) head.push(`id ${r.id}`);
   if (r.streamId !== undefined) head.push(`lane ${r.streamId}`);
   if (r.agent !== undefined) head.push(`agent ${r.agent}`);
+  // An agent session's turn (its id is the response's unless the wire has none of its own).
+  if (r.turn !== undefined && r.turn !== r.id) head.push(`turn ${r.turn}`);
+  if (r.session !== undefined) head.push(`session ${r.session}`);
   if (r.model !== null) head.push(`model ${r.model}`);
   const frames = r.firstFrame === r.lastFrame ? `frame ${r.firstFrame}` : `frames ${r.firstFrame}-${r.lastFrame}`;
   head.push(`${frames} from byte ${r.offset}`);

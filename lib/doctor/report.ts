@@ -92,6 +92,9 @@ export interface ResponseReport {
   /** A laned response's lane (several responses at once, docs/lanes.md) and agent tag, only then. */
   streamId?: string;
   agent?: string;
+  /** An agent session's turn: its session and turn ids, when the wire names them. */
+  session?: string;
+  turn?: string;
 }
 
 export interface InputReport {

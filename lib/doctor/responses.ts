@@ -118,6 +118,8 @@ export class ResponseCollector {
         r.id = ev.id;
         if (ev.streamId !== undefined) r.streamId = ev.streamId;
         if (ev.agent !== undefined) r.agent = ev.agent;
+        if (ev.session !== undefined) r.session = ev.session;
+        if (ev.turn !== undefined) r.turn = ev.turn;
         r.model = ev.model;
         if (ev.dialect !== undefined) r.dialect = ev.dialect;
         break;

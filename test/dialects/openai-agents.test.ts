@@ -11,6 +11,7 @@ import { fixture } from '../helpers/corpus.js';
 import { decodeEvents, detectedDialect, stable } from '../helpers/decode.js';
 import { ofType } from '../helpers/events.js';
 import { typedSse } from '../helpers/sse.js';
+import { createDiagnosis, formatReport } from '../../lib/doctor/index.js';
 
 const DIALECT = 'openai-agents';
 const finals = (input: Buffer | string): FinalResult[] => runStage(createOutputStage({ output: 'final' }), [Buffer.from(input)]) as FinalResult[];
@@ -86,5 +87,15 @@ t.test('a session cut off mid-turn: incomplete_stream, then the summary without 
   t.same(fs.map((f) => [f.kind ?? 'turn', f.text, f.stopReason]), [['turn', 'Hi', 'error'], ['session', '', 'other']]);
   t.same(fs[0]!.errors.map((e) => e.code), ['incomplete_stream']);
   t.same([fs[1]!.id, fs[1]!.summary!.stop, fs[1]!.summary!.failedTurns], ['s1', null, 1], 'first seen mid-stream: the session id from the events');
+  t.end();
+});
+
+t.test('doctor: each turn a response, with its session, the subagent turn with its lane and agent', (t) => {
+  const d = createDiagnosis({ name: 'x.sse' });
+  d.push(fixture(`${DIALECT}/subagent-interleaved.sse`));
+  const report = formatReport(d.end());
+  t.match(report, /response 1: id turn_root1, session asess_01, model gpt-5\.1/);
+  t.match(report, /response 2: id turn_subA1, lane sub_A, agent sub_A, session asess_01/);
+  t.notMatch(report, /trailing_data/);
   t.end();
 });

@@ -13,7 +13,11 @@
  * them: they become a payload `{dir:'send', data, …}` (the event carries
  * `direction: 'send'`), which the realtime dialects pass through as `raw`
  * without opening a response. `data` stays the message text unless the option
- * `captures: 'all'` asks for client messages to be parsed too.
+ * `captures: 'all'` asks for client messages to be parsed too. A binary
+ * client frame (HAR `opcode: 2`; a capture record with `"opcode": 2` or
+ * `"binary": true`, its bytes in base64) whose bytes are not JSON text (STT
+ * audio going up) is never decoded as text: its payload keeps `data: null`,
+ * `binary: true` and the frame's size in `bytes`.
  */
 import { OptionError } from '../errors.js';
 import { base64, utf8 as decodeUtf8 } from '../bytes/index.js';
@@ -95,7 +99,13 @@ export function createCaptureUnwrapper(options: CaptureOptions = {}): CaptureUnw
 
   function send(record: JsonObject, pe: ProviderEvent, emit: Emit<ProviderEvent>): void {
     let payload: Json = record;
-    if (parseSent && typeof record['data'] === 'string') {
+    if ((record['opcode'] === 2 || record['binary'] === true) && typeof record['data'] === 'string') {
+      // A binary frame: JSON text (Gemini Live's client may send its JSON so) or bytes no one reads as text (STT audio going up).
+      const bytes = base64(record['data']);
+      const parsed = tryParse(utf8(bytes));
+      if (parsed === undefined) payload = { ...record, data: null, binary: true, bytes: bytes.length };
+      else if (parseSent) payload = { ...record, data: parsed };
+    } else if (parseSent && typeof record['data'] === 'string') {
       const parsed = tryParse(record['data']);
       if (parsed !== undefined) payload = { ...record, data: parsed };
     }
@@ -146,7 +156,6 @@ export function createCaptureUnwrapper(options: CaptureOptions = {}): CaptureUnw
     const rec: JsonObject = { dir: 'send', data };
     if (m['time'] !== undefined) rec['time'] = m['time'];
     if (m['opcode'] !== undefined) rec['opcode'] = m['opcode'];
-    if (parseSent && binary) rec['data'] = base64Text(data);
     send(rec, pe, emit);
   }
 

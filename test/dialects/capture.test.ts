@@ -141,6 +141,40 @@ t.test('HAR edge cases', (tt) => {
   tt.end();
 });
 
+t.test('binary client frames that are not JSON (STT audio going up): never decoded as text, their size counted', (tt) => {
+  // 16-bit PCM whose bytes are no UTF-8 text (0xff 0xfe…) and one that happens to be ASCII but not JSON
+  const audio = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0x10, 0x27, 0xf0, 0xd8]).toString('base64');
+  const ascii = Buffer.from('RIFF....').toString('base64');
+  const har = { log: { entries: [{ _webSocketMessages: [{ type: 'send', opcode: 2, data: audio, time: 1 }, { type: 'send', opcode: 2, data: ascii }, { type: 'send', opcode: 1, data: '{"type":"audio.done"}' }] }] } };
+  const skipped = [
+    send({ dir: 'send', data: null, time: 1, opcode: 2, binary: true, bytes: 8 }, 0),
+    send({ dir: 'send', data: null, opcode: 2, binary: true, bytes: 8 }, 0),
+  ];
+  tt.same(decode(JSON.stringify(har)), [...skipped, send({ dir: 'send', data: '{"type":"audio.done"}', opcode: 1 }, 0)]);
+  tt.same(decode(JSON.stringify(har), { captures: 'all' }), [...skipped, send({ dir: 'send', data: { type: 'audio.done' }, opcode: 1 }, 0)], 'captures all: the audio still not parsed');
+  // capture records mark a binary frame with "opcode": 2 or "binary": true
+  const log = [
+    { dir: 'send', opcode: 2, data: audio },
+    { dir: 'send', binary: true, data: audio },
+    { dir: 'send', binary: true, data: Buffer.from('{"a":1}').toString('base64') },
+  ]
+    .map((r) => JSON.stringify(r))
+    .join('\n');
+  for (const captures of ['recv', 'all'] as const) {
+    const got = decode(log, { captures });
+    tt.same(
+      got.slice(0, 2).map((e) => (e.kind === 'json' ? e.payload : null)),
+      [
+        { dir: 'send', opcode: 2, data: null, binary: true, bytes: 8 },
+        { dir: 'send', binary: true, data: null, bytes: 8 },
+      ],
+      captures,
+    );
+    tt.match(got[2], { kind: 'json', payload: { dir: 'send', binary: true, data: captures === 'all' ? { a: 1 } : /^eyJ/ } }, `${captures}: a binary frame holding JSON is a message like any other`);
+  }
+  tt.end();
+});
+
 t.test('createMessageDecoder: strings, bytes, ArrayBuffers and parsed values, one message each', (tt) => {
   const text = '{"type":"response.created","event_id":"event_1","response":{"object":"realtime.response","id":"r1"}}';
   const bytes = Buffer.from(`xx${text}yy`).subarray(2, 2 + Buffer.byteLength(text));

@@ -35,6 +35,11 @@ t.test('revisions: a re-sent final and revised fragments never duplicate text; t
   t.equal(rawPayloads(events, 'transcript.partial').length, 5, 'interim results and is_final fragments: provisional, raw');
   const sends = events.filter((e) => e.type === 'raw' && (e.event as { dir?: string }).dir === 'send');
   t.equal(sends.length, 5, 'four binary audio frames and audio.done, as raw client messages');
+  t.same(
+    sends.slice(0, 4).map((e) => (e.type === 'raw' ? e.event : null)),
+    Array(4).fill({ dir: 'send', data: null, opcode: 2, binary: true, bytes: 3200 }),
+    'the audio frames: never decoded as text, 1600 samples of 16 bits each counted',
+  );
   t.same(ofType(events, 'usage').map((u) => [u.inputTokens, u.outputTokens, u.durationSeconds]), [[null, null, 3.1]], 'billed by time: seconds, no tokens');
   t.same(ofType(events, 'done'), [{ type: 'done', stopReason: 'end', providerReason: null }]);
   const [f, ...rest] = finals(bytes);

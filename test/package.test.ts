@@ -21,7 +21,7 @@ const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as 
   main: string;
   types: string;
   bin: Record<string, string>;
-  exports: Record<string, string | Record<string, string>>;
+  exports: Record<string, string | Record<string, unknown>>;
   dependencies?: Record<string, string>;
 };
 const expectedFinal = {
@@ -77,7 +77,9 @@ function tests(p: Packed): void {
       t.ok(p.files.some((f) => f === entry || f.startsWith(`${entry}/`)), `files entry ${entry} is shipped`);
     }
     const targets = [pkg.main, pkg.types, ...Object.values(pkg.bin)];
-    for (const value of Object.values(pkg.exports)) targets.push(...(typeof value === 'string' ? [value] : Object.values(value)));
+    // (a condition's value is a path or, nested, conditions of its own: `browser` → { types, default })
+    const paths = (value: unknown): string[] => (typeof value === 'string' ? [value] : Object.values(value as object).flatMap(paths));
+    for (const value of Object.values(pkg.exports)) targets.push(...paths(value));
     for (const target of targets) t.ok(shipped.has(posix.normalize(target)), `${target} (main, types, bin or exports) is shipped`);
 
     // A source map only where what it points at is shipped too.

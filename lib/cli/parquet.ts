@@ -65,6 +65,8 @@ const COLUMN_TYPES: Readonly<Record<string, string>> = {
   toolNames: 'VARCHAR[]',
   errorCodes: 'VARCHAR[]',
   hasAudio: 'BOOLEAN',
+  streamId: 'VARCHAR',
+  agent: 'VARCHAR',
 };
 const RECORD_COLUMNS = ['recordErrorCode', 'recordErrorMessage', 'finalIndex'];
 

@@ -30,6 +30,10 @@ export interface FinalRow {
   /** The final's error codes, in order. */
   errorCodes: string[];
   hasAudio: boolean;
+  /** A laned response's lane (several responses at once in one log, e.g. a WebSocket's `stream_id`), else null. */
+  streamId: string | null;
+  /** The response's agent tag, else null. */
+  agent: string | null;
 }
 
 /** The columns of a FinalRow, in order. */
@@ -50,6 +54,8 @@ export const ROW_COLUMNS = [
   'toolNames',
   'errorCodes',
   'hasAudio',
+  'streamId',
+  'agent',
 ] as const satisfies readonly (keyof FinalRow)[];
 
 /** Characters (code points) of `s`: UTF-16 units less one per surrogate pair. */
@@ -88,6 +94,8 @@ export function finalToRow(final: FinalResult): FinalRow {
     toolNames: final.toolCalls.map((c) => c.name),
     errorCodes: final.errors.map((e) => e.code),
     hasAudio: final.audio !== null,
+    streamId: final.streamId ?? null,
+    agent: final.agent ?? null,
   };
 }
 

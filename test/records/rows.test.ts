@@ -24,6 +24,8 @@ const COLUMNS = [
   'toolNames',
   'errorCodes',
   'hasAudio',
+  'streamId',
+  'agent',
 ];
 
 async function finalsOf(bytes: Buffer): Promise<FinalResult[]> {
@@ -83,6 +85,8 @@ t.test('a row of the quickstart capture', async (t) => {
     toolNames: ['get_weather'],
     errorCodes: [],
     hasAudio: false,
+    streamId: null,
+    agent: null,
   });
 });
 

@@ -25,7 +25,9 @@ export type {
   ProviderEvent,
   RawEvent,
   ReasoningDeltaEvent,
+  SessionCost,
   SessionEvent,
+  SessionStop,
   SignatureEvent,
   SignatureKind,
   StartEvent,
@@ -76,6 +78,7 @@ export {
 } from './streams.js';
 export { TranscodeStream } from './transcode-stream.js';
 export { StageTransformStream, type WebStreamOptions } from './stage-stream.js';
+
 export type { CreateStreamOptions, OutputMode, StreamOutput } from '../pipeline/stream-options.js';
 
 // Any byte source: a web ReadableStream, a fetch Response, an async iterable

@@ -45,7 +45,7 @@
 import { assertNever, type CitationEvent, type DoneChoice, type ErrorEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { isObject } from '../../dialects/helpers.js';
 import { byteLength } from '../../bytes/index.js';
-import { defineTarget, jsonString, type TargetContext, type TargetResponse } from '../target.js';
+import { defineTarget, type TargetContext, type TargetResponse } from '../target.js';
 import { loseNotice } from '../notices.js';
 import { argumentsObject } from '../tool-args.js';
 

@@ -130,8 +130,10 @@ function createManagedAgentsTurn(ctx: DialectContext): ResponseHandler {
     emit({ type: 'start', id, model: null });
   }
 
-  function close(stop: StopReason, provider: string | null): void {
+  /** The turn's usage, the error that ended it (if any), its done. */
+  function close(stop: StopReason, provider: string | null, error?: UnifiedEvent): void {
     if (usage !== null) emit(usageEvent(usage, rawUsage));
+    if (error !== undefined) emit(error);
     emit(doneEvent(stop, provider));
   }
 
@@ -243,7 +245,11 @@ function createManagedAgentsTurn(ctx: DialectContext): ResponseHandler {
   function onIdle(p: JsonObject, session: boolean): void {
     const stopReason = obj(p['stop_reason']);
     const type = str(stopReason?.['type']) ?? null;
-    if (handler.started) close(TURN_STOPS[type ?? ''] ?? 'other', type);
+    if (handler.started) {
+      // A failed turn says why, as the error that ended it.
+      const failed = type === 'retries_exhausted' ? errorEvent('retries_exhausted', 'the turn ended: repeated errors exhausted the retry budget', true, p) : undefined;
+      close(TURN_STOPS[type ?? ''] ?? 'other', type, failed);
+    }
     if (!session) return;
     const pending = (arr(stopReason?.['event_ids']) ?? []).filter((x): x is string => typeof x === 'string');
     const known: SessionStop[] = ['end_turn', 'requires_action', 'retries_exhausted', 'budget_reached'];

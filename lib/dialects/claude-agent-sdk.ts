@@ -153,9 +153,10 @@ function createClaudeAgentTurn(ctx: DialectContext): ResponseHandler {
     if (usage !== undefined) emit(buildUsage(usage, undefined));
     else if (usageDelta !== null) emit(usageDelta);
     const s = stop as { reason: StopReason; provider: string | null } | null;
-    let reason: StopReason = s?.reason ?? (calls > 0 ? 'tool_use' : 'end');
-    // Calls the harness ran are no request to the client (as anthropic-messages says of provider-run calls).
-    if (reason === 'tool_use' && pending.size === 0) reason = 'end';
+    let reason: StopReason = s?.reason ?? 'end';
+    // The harness runs every call itself: none is a request to the client (anthropic-messages says the same of
+    // provider-run calls), even one left without result when the session stopped; providerReason keeps `tool_use`.
+    if (reason === 'tool_use') reason = 'end';
     emit(doneEvent(reason, s?.provider ?? null));
   }
 

@@ -68,6 +68,7 @@ t.test("a subagent thread's events are its lane; retries_exhausted fails the tur
     ['sthr_rev', 'sthr_rev', 'end', 'end_turn'],
     [null, null, 'error', 'retries_exhausted'],
   ]);
+  t.same(turns(fs)[1]!.errors.map((e) => e.code), ['model_request_failed_error', 'retries_exhausted'], 'the retried error, then why the turn ended');
   t.same(sessionOf(fs).summary!.failedTurns, 1);
   t.same(sessionOf(fs).summary!.stop, 'retries_exhausted');
   t.end();

@@ -61,7 +61,7 @@ t.test('subagent turns are their own lane; error_max_turns; a root call left wit
     ['msg_S1', 'toolu_task', 'end'],
     ['msg_S2', 'toolu_task', 'end'],
     ['msg_R1', null, 'end'],
-    ['msg_R2', null, 'tool_use'],
+    ['msg_R2', null, 'end'], // its call never ran (max turns), but it was the harness's to run, not the client's
   ]);
   t.same(turns(fs)[2]!.content.at(-1), { type: 'tool_result', id: 'toolu_task', name: 'Agent', result: [{ type: 'text', text: '120 lines.' }] }, "the subagent's answer is the root call's result");
   const s = sessionOf(fs)[0]!;

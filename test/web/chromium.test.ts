@@ -21,7 +21,7 @@ t.test('Chromium: WirefoldStream over fetched captures gives the Node finals', a
     return;
   }
   const p = await packed();
-  const { code } = await bundleForBrowser(p.dir, `export { WirefoldStream } from 'wirefold';`);
+  const { code } = await bundleForBrowser(p.dir, `export { WirefoldStream, finals } from 'wirefold';`);
   const want = await nodeFinals();
   const server = await serveCorpus({
     '/': { type: 'text/html', body: '<!doctype html><title>wirefold</title>' },
@@ -36,11 +36,12 @@ t.test('Chromium: WirefoldStream over fetched captures gives the Node finals', a
     page.on('pageerror', (err) => errors.push(err.message));
     await page.goto(`${server.url}/`);
     const got = await page.evaluate(async (base) => {
-      const mod = (await import(`${base}/check.js`)) as { check(base: string): Promise<{ finals: Record<string, string>; buffer: boolean }> };
+      const mod = (await import(`${base}/check.js`)) as { check(base: string): Promise<{ finals: Record<string, string>; iterated: Record<string, string>; buffer: boolean }> };
       return mod.check(base);
     }, server.url);
     t.equal(got.buffer, false, 'the page has no Buffer: the web byte natives ran');
-    compareFinals(t, got.finals, want);
+    await t.test('WirefoldStream', async (t) => compareFinals(t, got.finals, want));
+    await t.test('finals() over the fetch Response', async (t) => compareFinals(t, got.iterated, want));
     t.same(errors, [], 'no page errors');
   } finally {
     await browser?.close();

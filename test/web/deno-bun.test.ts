@@ -44,8 +44,9 @@ for (const rt of runtimes) {
     const r = await run(rt.bin, rt.args(script, server.url), { cwd: p.dir, timeout: 60_000, env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' } });
     t.equal(r.code, 0, `${rt.name} ran the check${r.code === 0 ? '' : `: ${r.stderr.slice(0, 2000)}`}`);
     if (r.code !== 0) return;
-    const got = JSON.parse(r.stdout) as { finals: Record<string, string>; entry: string };
+    const got = JSON.parse(r.stdout) as { finals: Record<string, string>; iterated: Record<string, string>; entry: string };
     t.match(got.entry, /node_modules\/wirefold\/dist\/web\/index\.js$/, `the ${rt.name} condition picked the web entry`);
-    compareFinals(t, got.finals, want);
+    await t.test('WirefoldStream', async (t) => compareFinals(t, got.finals, want));
+    await t.test('finals() over the fetch Response', async (t) => compareFinals(t, got.iterated, want));
   });
 }

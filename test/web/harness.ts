@@ -71,19 +71,22 @@ export async function serveCorpus(extra: Record<string, { type: string; body: st
 }
 
 /**
- * The check as a JavaScript module that imports WirefoldStream from
- * `from` and exports `check(base)`: every capture's finals, as JSON strings
- * by name, and the runtime's byte natives ('web' when it has no Buffer).
+ * The check as a JavaScript module that imports WirefoldStream and finals
+ * from `from` and exports `check(base)`: every capture's finals as JSON
+ * strings by name, through WirefoldStream (`finals`) and through finals() over
+ * the fetch Response (`iterated`), whether the runtime has a Buffer, and what
+ * `from` resolved to.
  */
 export function checkModule(from: string): string {
   return `
-import { WirefoldStream } from ${JSON.stringify(from)};
+import { WirefoldStream, finals } from ${JSON.stringify(from)};
 export async function check(base) {
   const names = await (await fetch(base + '/list')).json();
   const out = {};
+  const iterated = {};
   for (const name of names) {
-    const res = await fetch(base + '/corpus/' + encodeURIComponent(name));
-    const reader = res.body.pipeThrough(new WirefoldStream({ output: 'final' })).getReader();
+    const url = base + '/corpus/' + encodeURIComponent(name);
+    const reader = (await fetch(url)).body.pipeThrough(new WirefoldStream({ output: 'final' })).getReader();
     const all = [];
     for (;;) {
       const { done, value } = await reader.read();
@@ -91,8 +94,12 @@ export async function check(base) {
       all.push(value);
     }
     out[name] = JSON.stringify(all);
+    // finals() over the fetch Response itself
+    const again = [];
+    for await (const f of finals(await fetch(url))) again.push(f);
+    iterated[name] = JSON.stringify(again);
   }
-  return { finals: out, buffer: typeof globalThis.Buffer === 'function', entry: import.meta.resolve(${JSON.stringify(from)}) };
+  return { finals: out, iterated, buffer: typeof globalThis.Buffer === 'function', entry: import.meta.resolve(${JSON.stringify(from)}) };
 }
 `;
 }

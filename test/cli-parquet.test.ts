@@ -104,7 +104,7 @@ t.test('a mixed-provider log: per-model usage sums in DuckDB, from --out rows an
   const described = await db.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${parquetFile}')`);
   const columns = described.getRowObjectsJS().map((r) => `${String(r.column_name)} ${String(r.column_type)}`);
   const types: Record<string, string> = { toolNames: 'VARCHAR[]', errorCodes: 'VARCHAR[]', hasAudio: 'BOOLEAN' };
-  for (const c of ['dialect', 'id', 'model', 'stopReason', 'providerReason', 'streamId', 'agent']) types[c] = 'VARCHAR';
+  for (const c of ['dialect', 'id', 'model', 'stopReason', 'providerReason', 'streamId', 'agent', 'kind', 'session', 'turn']) types[c] = 'VARCHAR';
   t.same(
     columns,
     [
@@ -131,7 +131,7 @@ t.test('a mixed-provider log: per-model usage sums in DuckDB, from --out rows an
     t.equal(Number(diff.getRowObjectsJS()[0]!.n), 0, 'no row differs');
   });
 
-  t.test('files, not records: the 18 columns; an existing file is replaced', async (t) => {
+  t.test('files, not records: the 21 columns; an existing file is replaced', async (t) => {
     const file = join(dir, 'files.parquet');
     writeFileSync(file, 'old');
     const r = await runCli(['--out', 'parquet', '-o', file, ...paths.slice(0, 12)]);

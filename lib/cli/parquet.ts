@@ -67,6 +67,9 @@ const COLUMN_TYPES: Readonly<Record<string, string>> = {
   hasAudio: 'BOOLEAN',
   streamId: 'VARCHAR',
   agent: 'VARCHAR',
+  kind: 'VARCHAR',
+  session: 'VARCHAR',
+  turn: 'VARCHAR',
 };
 const RECORD_COLUMNS = ['recordErrorCode', 'recordErrorMessage', 'finalIndex'];
 

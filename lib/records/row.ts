@@ -34,6 +34,11 @@ export interface FinalRow {
   streamId: string | null;
   /** The response's agent tag, else null. */
   agent: string | null;
+  /** `session` on an agent session's summary (its usage is the session's total: not to be added to its turns'), else `response`. */
+  kind: 'response' | 'session';
+  /** An agent session's session and turn ids, else null. */
+  session: string | null;
+  turn: string | null;
 }
 
 /** The columns of a FinalRow, in order. */
@@ -56,6 +61,9 @@ export const ROW_COLUMNS = [
   'hasAudio',
   'streamId',
   'agent',
+  'kind',
+  'session',
+  'turn',
 ] as const satisfies readonly (keyof FinalRow)[];
 
 /** Characters (code points) of `s`: UTF-16 units less one per surrogate pair. */
@@ -96,6 +104,9 @@ export function finalToRow(final: FinalResult): FinalRow {
     hasAudio: final.audio !== null,
     streamId: final.streamId ?? null,
     agent: final.agent ?? null,
+    kind: final.kind ?? 'response',
+    session: final.session ?? null,
+    turn: final.turn ?? null,
   };
 }
 

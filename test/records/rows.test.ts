@@ -26,6 +26,9 @@ const COLUMNS = [
   'hasAudio',
   'streamId',
   'agent',
+  'kind',
+  'session',
+  'turn',
 ];
 
 async function finalsOf(bytes: Buffer): Promise<FinalResult[]> {
@@ -87,6 +90,9 @@ t.test('a row of the quickstart capture', async (t) => {
     hasAudio: false,
     streamId: null,
     agent: null,
+    kind: 'response',
+    session: null,
+    turn: null,
   });
 });
 
@@ -134,4 +140,15 @@ t.test('recordToRows: a row per final with the record fields prefixed; one row f
   t.equal(renamed.length, 1);
   t.equal(renamed[0]!.finalIndex, 0);
   t.end();
+});
+
+t.test("an agent session: its turns are rows of kind 'response', its summary one row of kind 'session'", async (t) => {
+  const rows = (await finalsOf(fixture('claude-agent-sdk/stream-json-partial.ndjson'))).map(finalToRow);
+  t.same(rows.map((r) => [r.kind, r.turn, r.session]), [
+    ['response', 'msg_01A', '3f1c2a9e-5b7d-4e21-9a0c-7d8e6f5a4b3c'],
+    ['response', 'msg_01B', '3f1c2a9e-5b7d-4e21-9a0c-7d8e6f5a4b3c'],
+    ['session', null, '3f1c2a9e-5b7d-4e21-9a0c-7d8e6f5a4b3c'],
+  ]);
+  const turns = rows.filter((r) => r.kind === 'response').reduce((sum, r) => sum + (r.outputTokens ?? 0), 0);
+  t.same([turns, rows[2]!.outputTokens], [54, 54], "the turns' output tokens, or the session's: the same total, to be taken once");
 });

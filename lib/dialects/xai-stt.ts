@@ -15,8 +15,8 @@
  *   `speech_final` text, so anything else (interim results, `is_final`
  *   fragments) is provisional: `raw`, and the channel's latest such text is
  *   kept as its pending tail. An utterance → `text_delta` (`transcript:
- *   true`, index = channel, a space before every utterance but a channel's
- *   first) and `segment {text, start, end: start + duration, speaker (when
+ *   true`, index 0 for every channel: one transcript in arrival order, a
+ *   space before every utterance but the first) and `segment {text, start, end: start + duration, speaker (when
  *   every word names the same one), channel}`; the same utterance (start and
  *   text) sent again is `raw`. A revised or re-sent fragment therefore never
  *   adds text twice.
@@ -48,6 +48,8 @@ interface Channel {
 
 class SttSession extends OpenAIAudioResponse {
   private readonly channels = new Map<number, Channel>();
+  /** Some text was emitted (the next utterance is preceded by a space). */
+  private spoken = false;
 
   private channel(payload: JsonObject): [number, Channel] {
     const index = num(payload['channel_index']) ?? 0;
@@ -59,12 +61,16 @@ class SttSession extends OpenAIAudioResponse {
     return [index, c];
   }
 
-  /** Appends one utterance's text to the channel's (a space between utterances). */
-  private utterance(index: number, c: Channel, text: string): void {
+  /** Appends one utterance's text to the channel's and to the transcript (a space between utterances). */
+  private utterance(c: Channel, text: string): void {
     if (text === '') return;
-    const delta = c.text === '' ? text : ` ${text}`;
-    c.text += delta;
-    this.ctx.emit({ type: 'text_delta', index, text: delta, transcript: true });
+    c.text += c.text === '' ? text : ` ${text}`;
+    this.delta(this.spoken ? ` ${text}` : text);
+  }
+
+  private delta(text: string): void {
+    this.spoken = true;
+    this.ctx.emit({ type: 'text_delta', index: 0, text, transcript: true });
   }
 
   protected onEvent(type: string | undefined, payload: JsonObject): boolean {
@@ -105,7 +111,7 @@ class SttSession extends OpenAIAudioResponse {
     }
     c.last = key;
     c.pending = '';
-    this.utterance(index, c, text);
+    this.utterance(c, text);
     const seg: SegmentEvent = { type: 'segment', text };
     const duration = num(payload['duration']);
     if (start !== undefined) seg.start = start;
@@ -119,14 +125,15 @@ class SttSession extends OpenAIAudioResponse {
 
   private done(payload: JsonObject): boolean {
     this.begin();
-    const [index, c] = this.channel(payload);
+    const [, c] = this.channel(payload);
     const text = str(payload['text']) ?? '';
     if (text === '') {
       // xAI's done text is empty when the utterances covered everything: what never got its speech_final is the tail.
-      this.utterance(index, c, c.pending);
+      this.utterance(c, c.pending);
     } else if (text !== c.text) {
       if (text.startsWith(c.text)) {
-        this.ctx.emit({ type: 'text_delta', index, text: text.slice(c.text.length), transcript: true });
+        const rest = text.slice(c.text.length);
+        this.delta(c.text === '' && this.spoken ? ` ${rest}` : rest);
         c.text = text;
       } else {
         this.ctx.emit(

@@ -80,6 +80,9 @@ export function makeEncoder(options: ResolvedEncoderOptions): Stage<UnifiedEvent
       return;
     }
     if (step === BEGIN || step === RESTART || response === null) response = target.createResponse(ctx);
+    // Fields of a transcription no target's wire has: reported here, once for all targets.
+    if (ev.type === 'usage' && ev.durationSeconds !== undefined) ledger.lose('usage', `${ev.durationSeconds} seconds billed`);
+    if (ev.type === 'done' && ev.language !== undefined) ledger.lose('language', ev.language);
     if (ev.type === 'start') {
       responseId = ev.id;
       // the wire has no lanes: the response comes whole, its lane (and agent) named nowhere

@@ -12,7 +12,8 @@ export type TargetName = (typeof TARGETS)[number]['name'];
  * the target has no word for), `usage` (unknown counts the wire can only
  * write as numbers), `session` / `tool_call_cancel` (realtime
  * notices), `input_transcript` / `segment` / `notice` (what the user said,
- * transcript times and speakers, provider notices), `steer` (input added
+ * transcript times and speakers, provider notices), `language` (a
+ * transcription's), `steer` (input added
  * to a running response over a WebSocket, and the server's answer), `lane`
  * (a laned response's lane and agent: it is written whole, after the
  * responses done before it), `response_id` (an id the wire would misread, e.g. one Gemini
@@ -37,6 +38,7 @@ export type LossKind =
   | 'input_transcript'
   | 'segment'
   | 'notice'
+  | 'language'
   | 'steer'
   | 'lane'
   | 'response_id'

@@ -16,7 +16,7 @@ import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { runStage } from '../../lib/stage.js';
 import { createEncoder } from '../../lib/encode/encoder.js';
 import { targetOf } from '../../lib/encode/encoder.js';
-import { captures, encode } from '../helpers/encode.js';
+import { captures, encode, view } from '../helpers/encode.js';
 import { mockResponse } from '../helpers/sdk.js';
 import { EXPECTATIONS } from './expect/index.js';
 
@@ -147,7 +147,8 @@ t.test('every capture → ai-sdk-ui → DefaultChatTransport + readUIMessageStre
       if (!t.ok(m, `${c.name} #${i + 1}: a message`)) return;
       t.strictSame(seen(m!), want(f), `${c.name} #${i + 1}: parts`);
       t.equal(finishes[i]?.finishReason, FINISH[f.stopReason], `${c.name} #${i + 1}: finishReason`);
-      t.strictSame(usageOf(m!), f.usage, `${c.name} #${i + 1}: usage in metadata`);
+      // the token counts (a transcription's billed seconds have no place: reported lost)
+      t.strictSame(usageOf(m!), view(f).usage, `${c.name} #${i + 1}: usage in metadata`);
       if (f.stopReason === 'error') t.ok(back.errors.length > 0, `${c.name} #${i + 1}: a failed response reaches onError`);
       for (const kind of expect.mustReport(f)) t.ok(named.has(kind), `${c.name} #${i + 1}: the loss report names ${kind}`);
     });

@@ -39,13 +39,19 @@ export interface View {
   errors: string[];
 }
 
+/** The token counts (a transcription's billed seconds no target carries: contentLosses requires them reported). */
+function tokens(u: Usage): Usage {
+  const { durationSeconds: _seconds, ...counts } = u;
+  return counts;
+}
+
 export const view = (f: FinalResult): View => ({
   text: f.text,
   refusal: f.refusal,
   reasoning: f.reasoning,
   toolCalls: f.toolCalls,
   stopReason: f.stopReason,
-  usage: f.usage,
+  usage: tokens(f.usage),
   errors: f.errors.map((e) => e.code),
 });
 
@@ -63,7 +69,7 @@ export interface TargetExpectation {
   mustReport(f: FinalResult): LossKind[];
 }
 
-/** Loss kinds every target without a place for them must report: hosted calls and results, files, citations, audio. */
+/** Loss kinds every target without a place for them must report: hosted calls and results, files, citations, audio, transcription extras. */
 export function contentLosses(f: FinalResult, carries: { providerCalls: boolean; citations: boolean }): Set<LossKind> {
   const kinds = new Set<LossKind>();
   for (const b of f.content) {
@@ -73,6 +79,12 @@ export function contentLosses(f: FinalResult, carries: { providerCalls: boolean;
   }
   if (f.citations.length > 0 && !carries.citations) kinds.add('citation');
   if (f.audio !== null) kinds.add('audio');
+  // transcription and translation extras: no target has a place for them
+  if (f.usage.durationSeconds !== undefined) kinds.add('usage');
+  if (f.language !== undefined) kinds.add('language');
+  if (f.segments !== undefined) kinds.add('segment');
+  if (f.inputTranscript !== undefined) kinds.add('input_transcript');
+  if (f.notices !== undefined) kinds.add('notice');
   return kinds;
 }
 

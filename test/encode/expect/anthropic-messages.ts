@@ -22,7 +22,7 @@ export const anthropicMessages: TargetExpectation = {
       if (!v.toolCalls.some((c) => typeof c.arguments === 'string')) v.errors = v.errors.filter((e) => e !== 'invalid_tool_arguments');
     }
     if (v.stopReason === 'other' && !sameFamily(f.dialect)) v.stopReason = 'end';
-    const u = f.usage;
+    const u = v.usage; // the token counts (view leaves out billed seconds, which no wire carries)
     if (v.stopReason === 'error' || Object.values(u).every((n) => n === null)) v.usage = ZERO;
     else {
       // numbers only, and no total on this wire: unknown input or output counts are written as 0 (and

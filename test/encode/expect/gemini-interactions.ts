@@ -32,7 +32,7 @@ function stopBack(f: FinalResult, calls: number): StopReason {
 const NO_USAGE: Usage = { inputTokens: null, outputTokens: null, totalTokens: null, reasoningTokens: null, cachedInputTokens: null };
 
 function usageBack(f: FinalResult): Usage {
-  const u = f.usage;
+  const u = view(f).usage; // the token counts (no wire carries a transcription's billed seconds)
   if (sameFamily(f.dialect)) return u;
   // an error event has no place for the usage
   if (f.stopReason === 'error') return NO_USAGE;

@@ -137,7 +137,8 @@ export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFi
   const counter = new BlockCounter(limits.maxBlocks);
   const { maxTextBytes, maxToolArgumentBytes } = limits;
   const tracker = new ResponseTracker();
-  const sessions = new SessionTracker();
+  // Agent session summaries: the root accumulator's, which sees every lane's events (a lane's own has none).
+  const sessions: SessionTracker | null = oneLane ? null : new SessionTracker();
   // Laned events (streamId): one accumulator per lane, each final at its lane's done.
   const laned = new LaneStages<FusableFinalAccumulator, FinalResult>(
     () => makeFinalAccumulator(limits, true),
@@ -405,7 +406,7 @@ export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFi
 
   const self: FusableFinalAccumulator = {
     push(ev, emit) {
-      sessions.push(ev, emit); // every lane's events: a subagent's turns are the session's too
+      sessions?.push(ev, emit); // every lane's events: a subagent's turns are the session's too
       if (ev.streamId !== undefined && !oneLane) return laned.push(ev.streamId, ev, emit);
       try {
         handle(ev, emit);
@@ -447,14 +448,14 @@ export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFi
         }
         pendingUsage = null;
         pendingInput = [];
-        sessions.end(emit);
+        sessions?.end(emit);
         return;
       }
       const result = buildFailed('incomplete_stream', 'input ended before the response was done');
       reset();
       tracker.reset();
       emit(result);
-      sessions.end(emit);
+      sessions?.end(emit);
     },
     preview(callId, choice = 0) {
       const own = tools.get(callId, choice)?.preview();

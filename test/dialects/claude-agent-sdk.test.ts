@@ -109,3 +109,22 @@ t.test('CLI: --out final prints one line per turn, then the session line; doctor
   t.match(d.stdout, /response 2: id msg_01B/);
   t.notMatch(d.stdout, /trailing_data/, 'the result after the last turn is no trailing data');
 });
+
+t.test("a session first seen on a subagent's message: one session final, not one per lane", (t) => {
+  const input = Buffer.from(
+    [
+      { type: 'assistant', parent_tool_use_id: 'toolu_x', session_id: 's9', message: { id: 'm1', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn' } },
+      { type: 'result', subtype: 'success', session_id: 's9', num_turns: 1 },
+    ]
+      .map((m) => JSON.stringify(m))
+      .join('\n') + '\n',
+  );
+  const events = stable(t, input);
+  t.equal(ofType(events, 'session')[0]!.streamId, 'toolu_x', "the session's start came on the subagent's lane");
+  const fs = finals(input);
+  t.same(fs.map((f) => [f.kind ?? 'turn', f.streamId ?? null, f.summary?.turns ?? null]), [
+    ['turn', 'toolu_x', null],
+    ['session', null, 1],
+  ]);
+  t.end();
+});

@@ -402,3 +402,40 @@ t.test('corpus openai-realtime', (tt) => {
   }
   tt.end();
 });
+
+t.test('translation session edge cases: stereo audio, empty deltas, session.closed around a conversation response', (tt) => {
+  const evs = run(
+    [
+      '{"type":"session.created","event_id":"e1","session":{"id":"s1","type":"translation","model":"gpt-realtime-translate","audio":{"output":{"language":"de"}}}}',
+      '{"type":"session.output_audio.delta","event_id":"e2","delta":"AAAAAA==","sample_rate":48000,"channels":2,"format":"pcm16"}',
+      '{"type":"session.input_transcript.delta","event_id":"e3","delta":""}',
+      '{"type":"session.output_transcript.delta","event_id":"e4","delta":"Hallo"}',
+      '{"type":"session.closed","event_id":"e5"}',
+    ].join('\n'),
+  );
+  tt.same(evs.map(brief), [
+    'raw:session.created',
+    { type: 'start', id: 's1', model: 'gpt-realtime-translate', dialect: 'openai-realtime' },
+    { type: 'audio_delta', index: 0, mimeType: 'audio/pcm;rate=48000;channels=2', data: 'AAAAAA==' },
+    'raw:session.input_transcript.delta', // an empty delta says nothing
+    { type: 'text_delta', index: 0, text: 'Hallo', transcript: true },
+    'raw:session.closed',
+    { type: 'done', stopReason: 'end', providerReason: null, language: 'de' },
+  ]);
+  // a session closed before any translation: nothing opened, nothing owed
+  tt.same(run('{"type":"session.closed","event_id":"e9"}').map(brief), ['raw:session.closed']);
+  // a conversation response still open when the session closes: cut off
+  const cut = run(
+    [
+      '{"type":"response.created","event_id":"e1","response":{"object":"realtime.response","id":"r1","status":"in_progress","output":[]}}',
+      '{"type":"response.output_text.delta","event_id":"e2","response_id":"r1","item_id":"i1","output_index":0,"content_index":0,"delta":"Hi"}',
+      '{"type":"session.closed","event_id":"e3"}',
+    ].join('\n'),
+  );
+  tt.same(cut.slice(-3).map(brief), [
+    'raw:session.closed',
+    { type: 'error', code: 'incomplete_stream', message: "the session closed before the response's response.done", terminal: true },
+    { type: 'done', stopReason: 'error', providerReason: null },
+  ]);
+  tt.end();
+});

@@ -26,8 +26,12 @@ export const WEB_STREAM_OPTIONS: readonly string[] = ['highWaterMark', 'writable
 const byteSize = (chunk: unknown): number =>
   typeof chunk === 'string' ? chunk.length : ArrayBuffer.isView(chunk) ? chunk.byteLength : 1;
 
-/** Milliseconds between looks at the readable queue while a failure waits for it to drain. */
-const DRAIN_POLL_MS = 1;
+/**
+ * Milliseconds between looks at the readable queue while a failure waits for
+ * it to drain (a TransformStream tells its transformer nothing of reads):
+ * from 1, doubling up to 64 for a reader that is slow or gone.
+ */
+const DRAIN_POLL_MAX_MS = 64;
 
 /** A TransformStream running one stage; `onAbort` says what the stage still emits when the signal aborts. */
 export class StageTransformStream<I, O> extends TransformStream<I, O> {
@@ -48,10 +52,16 @@ export class StageTransformStream<I, O> extends TransformStream<I, O> {
       if (failure !== null) return failure;
       const c = controller!;
       failure = new Promise<void>((resolve) => {
+        let wait = 1;
         const look = (): void => {
           const size = c.desiredSize;
           if (size === null) return resolve(); // errored or cancelled already
-          if (size < readableHwm) return void setTimeout(look, DRAIN_POLL_MS);
+          if (size < readableHwm) {
+            // (not unref'd: a reader awaiting the error holds no timer of its own, the process must wait for this one)
+            setTimeout(look, wait);
+            wait = Math.min(2 * wait, DRAIN_POLL_MAX_MS);
+            return;
+          }
           c.error(err);
           resolve();
         };

@@ -457,16 +457,24 @@ function firstDiff(a: unknown[], b: unknown[]): string {
  *    with a final accumulator after the normalizer, when nothing threw, the
  *    finals a standalone accumulator makes of those events.
  */
-/** True when error events come while no response is open and no response begins after them. */
-function trailingErrors(events: readonly UnifiedEvent[]): boolean {
-  const tracker = new ResponseTracker();
-  let pending = false;
+/**
+ * How many error-only finals the accumulator makes at the end: one per lane
+ * (and one for the unlaned events) where error events came while no response
+ * was open and no response began after them (each lane keeps its own).
+ */
+function trailingErrors(events: readonly UnifiedEvent[]): number {
+  const lanes = new Map<string, { tracker: ResponseTracker; pending: boolean }>();
   for (const ev of events) {
-    const step = tracker.step(ev);
-    if (step === BEGIN || step === RESTART) pending = false;
-    else if (step === OUTSIDE && ev.type === 'error') pending = true;
+    const key = ev.streamId ?? '';
+    let lane = lanes.get(key);
+    if (lane === undefined) lanes.set(key, (lane = { tracker: new ResponseTracker(), pending: false }));
+    const step = lane.tracker.step(ev);
+    if (step === BEGIN || step === RESTART) lane.pending = false;
+    else if (step === OUTSIDE && ev.type === 'error') lane.pending = true;
   }
-  return pending && !tracker.open;
+  let n = 0;
+  for (const lane of lanes.values()) if (lane.pending && !lane.tracker.open) n++;
+  return n;
 }
 
 export function runCase(c: FuzzCase): CaseReport {
@@ -540,7 +548,7 @@ export function runCase(c: FuzzCase): CaseReport {
     // besides an agent session's summaries (kind 'session'): at most one per session end, one more at the input's end.
     const dones = events.filter((e): e is DoneEvent => e.type === 'done' && isFinalDone(e));
     const stops = dones.map((d) => d.stopReason);
-    if (trailingErrors(events)) stops.push('error');
+    for (let n = trailingErrors(events); n > 0; n--) stops.push('error');
     const responses = finals.items.filter((f) => f.kind !== 'session');
     const summaries = finals.items.length - responses.length;
     const sessionNews = events.filter((e) => e.type === 'session' && (e.kind === 'end' || e.kind === 'start')).length;

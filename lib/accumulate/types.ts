@@ -1,5 +1,5 @@
 /** The final result of one response and the accumulators' option types. */
-import type { DialectName, Json, SessionCost, SessionStop, SignatureKind, StopReason, Usage } from '../events.js';
+import type { DialectName, Json, SegmentEvent, SessionCost, SessionStop, SignatureKind, StopReason, Usage } from '../events.js';
 
 export interface TextContentBlock {
   type: 'text';
@@ -92,14 +92,7 @@ export interface FinalAudio {
 }
 
 /** A finished piece of a transcript (see the `segment` event). */
-export interface FinalSegment {
-  id?: string;
-  text: string;
-  start?: number;
-  end?: number;
-  speaker?: string;
-  channel?: number;
-}
+export type FinalSegment = Pick<SegmentEvent, 'id' | 'text' | 'start' | 'end' | 'speaker' | 'channel'>;
 
 /** A provider notice (see the `notice` event). */
 export interface FinalNotice {

@@ -41,10 +41,12 @@ export abstract class OpenAIAudioResponse implements ResponseHandler {
     const type = str(payload['type']);
     if (this.onEvent(type, payload)) return;
     if (type === 'error' || (type === undefined && isObject(payload['error']))) {
-      // `{type: "error", error: {…}}` or a bare `{error: {…}}`: the response ends.
+      // `{type: "error", error: {…}}`, a bare `{error: {…}}`, xAI's `{type: "error", message}`: the response ends.
       const err = providerError(payload);
       this.begin();
-      this.ctx.emit(errorEvent(err?.code ?? 'provider_error', err?.message ?? 'provider error', true, payload));
+      // (xAI's has no code: its `type` is no code either)
+      const code = err === undefined || err.code === 'error' ? 'provider_error' : err.code;
+      this.ctx.emit(errorEvent(code, err?.message ?? 'provider error', true, payload));
       this.ctx.emit(doneEvent('error', null));
       return;
     }

@@ -29,7 +29,8 @@
  *   text never erases anything. Then `usage` with `durationSeconds` (the
  *   audio's duration: STT is billed by time; no token counts) and, once every
  *   channel seen has had its done, `done` (stopReason `end`).
- * - `error {message}` → terminal `error`, `done` with stopReason `error`.
+ * - `error {message}` → terminal `error`, `done` with stopReason `error`
+ *   (the shared handling of openai-audio.ts).
  */
 import type { Json, JsonObject, SegmentEvent } from '../events.js';
 import { arr, doneEvent, errorEvent, num, obj, str, usageEvent } from './helpers.js';
@@ -83,11 +84,6 @@ class SttSession extends OpenAIAudioResponse {
         return this.partial(payload);
       case 'transcript.done':
         return this.done(payload);
-      case 'error':
-        this.begin();
-        this.ctx.emit(errorEvent(str(payload['code']) ?? 'provider_error', str(payload['message']) ?? 'xAI STT error', true, payload));
-        this.ctx.emit(doneEvent('error', null));
-        return true;
       default:
         return false;
     }

@@ -13,9 +13,9 @@
  *   alone) is `raw` only.
  * - `audio.done {trace_id}` → `raw` (for the trace id; a bare one is not
  *   repeated), then `done` (stopReason `end`, providerReason null).
- * - `error {message}` → terminal `error` (code `provider_error` unless the
- *   payload names one) and `done` with stopReason `error`: pipecat closes the
- *   utterance on it.
+ * - `error {message}` → terminal `error` (code `provider_error`) and `done`
+ *   with stopReason `error` (the shared handling of openai-audio.ts): pipecat
+ *   closes the utterance on it.
  * - `audio.clear` (the server's acknowledgement of the client's `text.clear`)
  *   and anything else → `raw`.
  *
@@ -26,7 +26,7 @@
  * `mulaw` and `alaw`, which have no signature (never guessed).
  */
 import type { JsonObject } from '../events.js';
-import { doneEvent, errorEvent, str } from './helpers.js';
+import { doneEvent, str } from './helpers.js';
 import { OpenAIAudioResponse } from './openai-audio.js';
 import { sniffAudioMimeType } from './openai-speech.js';
 import { defineDialect } from './types.js';
@@ -58,11 +58,6 @@ class TtsUtterance extends OpenAIAudioResponse {
         this.begin();
         if (Object.keys(payload).some((k) => k !== 'type')) this.raw(payload);
         this.ctx.emit(doneEvent('end', null));
-        return true;
-      case 'error':
-        this.begin();
-        this.ctx.emit(errorEvent(str(payload['code']) ?? 'provider_error', str(payload['message']) ?? 'xAI TTS error', true, payload));
-        this.ctx.emit(doneEvent('error', null));
         return true;
       default:
         return false;

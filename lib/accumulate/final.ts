@@ -47,7 +47,8 @@ import type {
   ToolResultContentBlock,
 } from './types.js';
 import { AudioTotals } from './audio.js';
-import { BlockCounter } from './limits.js';
+import { BlockCounter, ByteMeter } from './limits.js';
+import { byteLength } from '../bytes/index.js';
 import { OUTSIDE, RESTART, BEGIN, ResponseTracker, isFinalDone } from './response.js';
 import { LaneStages } from './lanes.js';
 import { SessionTracker } from './session.js';
@@ -175,6 +176,9 @@ export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFi
   let pendingErrors: FinalError[] = [];
   let pendingUsage: UsageEvent | null = null;
   let pendingInput: string[] = [];
+  // What the user said counts against maxTextBytes like the response's own text (a meter of its own).
+  const heard = new ByteMeter(maxTextBytes, 'maxTextBytes', 'input transcript of one response');
+  const heardSoFar = { utf8Bytes: (): number => byteLength((inputTranscript ?? []).join('') + pendingInput.join('')) };
 
   function choiceState(k: number): ChoiceState {
     while (choices.length <= k) {
@@ -215,6 +219,7 @@ export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFi
     inputTranscript = null;
     segments = null;
     notices = null;
+    heard.reset();
     signatures.reset();
     audio.reset();
     text.reset();
@@ -377,6 +382,7 @@ export function makeFinalAccumulator(limits: Limits, oneLane = false): FusableFi
         }
         return;
       case 'input_transcript':
+        heard.add(ev.text, heardSoFar);
         if (step === OUTSIDE) pendingInput.push(ev.text);
         else (inputTranscript ??= []).push(ev.text);
         return;

@@ -260,7 +260,8 @@ function createClaudeAgentTurn(ctx: DialectContext): ResponseHandler {
       const type = payload['type'];
       const id = str(messageOf(payload)?.['id']) ?? null;
       let continues: boolean;
-      if (type === 'assistant') continues = !sawResults && (id === null || turnId === null || id === turnId);
+      // Message ids decide when both sides have one; without, a message after results is the next call's.
+      if (type === 'assistant') continues = id !== null && turnId !== null ? id === turnId : !sawResults;
       else if (type === 'stream_event') continues = obj(payload['event'])?.['type'] !== 'message_start';
       else continues = type === 'user';
       if (!continues) close();

@@ -128,3 +128,26 @@ t.test("a session first seen on a subagent's message: one session final, not one
   ]);
   t.end();
 });
+
+t.test('message ids decide whether a message continues the turn, results or not', (t) => {
+  const msg = (id: string, block: object): object => ({ type: 'assistant', parent_tool_use_id: null, session_id: 's', message: { id, content: [block] } });
+  const result = (id: string): object => ({ type: 'user', parent_tool_use_id: null, session_id: 's', message: { content: [{ type: 'tool_result', tool_use_id: id, content: 'ok' }] } });
+  const input = Buffer.from(
+    [
+      msg('m1', { type: 'tool_use', id: 'a', name: 'Bash', input: {} }),
+      msg('m1', { type: 'tool_use', id: 'b', name: 'Bash', input: {} }),
+      result('a'),
+      msg('m1', { type: 'text', text: 'same message' }), // after a result, but the same id: the same turn
+      result('b'),
+      msg('m2', { type: 'text', text: 'next' }),
+    ]
+      .map((m) => JSON.stringify(m))
+      .join('\n') + '\n',
+  );
+  stable(t, input);
+  t.same(turns(finals(input)).map((f) => [f.turn, f.content.map((c) => c.type)]), [
+    ['m1', ['tool_call', 'tool_call', 'tool_result', 'text', 'tool_result']],
+    ['m2', ['text']],
+  ]);
+  t.end();
+});

@@ -62,6 +62,11 @@ const STOP_REASONS: Record<string, StopReason> = {
   refusal: 'refusal',
 };
 
+/** A message's stop_reason as a unified stop reason (`pause_turn` and unknown ones: other). */
+export function messagesStop(reason: string): StopReason {
+  return STOP_REASONS[reason] ?? 'other';
+}
+
 /** Block types whose content arrives as input_json_delta and ends as a tool call: the client's, then Anthropic's. */
 const CLIENT_TOOL = 'tool_use';
 const PROVIDER_TOOLS = new Set(['server_tool_use', 'mcp_tool_use']);

@@ -33,7 +33,7 @@
  * interleave with the root agent's, each with its own final.
  */
 import type { Json, JsonObject, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
-import { buildUsage, createMessagesResponse, messagesUsage, type MessagesResponse } from './anthropic-messages.js';
+import { buildUsage, createMessagesResponse, messagesStop, messagesUsage, type MessagesResponse } from './anthropic-messages.js';
 import { emitScoped, inputState, lanesBy, sessionStart, usdCost, type Scope } from './agent-scope.js';
 import { arr, doneEvent, isObject, num, obj, str } from './helpers.js';
 import { defineDialect, type DialectContext, type ResponseHandler } from './types.js';
@@ -133,11 +133,11 @@ function createClaudeAgentTurn(ctx: DialectContext): ResponseHandler {
 
   function beginSession(p: JsonObject): void {
     session.id ??= str(p['session_id']);
+    if (session.id !== undefined) scope.session = session.id;
     if (session.started) return;
     session.started = true;
-    const model = p['type'] === 'system' ? (str(p['model']) ?? null) : null;
-    session.model = model;
-    emit({ ...sessionStart(session.id ?? null, model), ...(session.id === undefined ? {} : { session: session.id }) });
+    session.model = p['type'] === 'system' ? (str(p['model']) ?? null) : null;
+    emit(sessionStart(session.id ?? null, session.model));
   }
 
   function open(id: string | null, model: string | null): void {
@@ -152,7 +152,7 @@ function createClaudeAgentTurn(ctx: DialectContext): ResponseHandler {
   function close(): void {
     if (usage !== undefined) emit(buildUsage(usage, undefined));
     else if (usageDelta !== null) emit(usageDelta);
-    const s = stop as { reason: StopReason; provider: string | null } | null;
+    const s = stop;
     let reason: StopReason = s?.reason ?? 'end';
     // The harness runs every call itself: none is a request to the client (anthropic-messages says the same of
     // provider-run calls), even one left without result when the session stopped; providerReason keeps `tool_use`.
@@ -183,10 +183,10 @@ function createClaudeAgentTurn(ctx: DialectContext): ResponseHandler {
     open(id, str(message['model']) ?? null);
     base = top;
     inner = createMessagesResponse(innerCtx);
-    synthetic = { type: 'message_start', message: { ...message, usage: null } };
+    synthetic = { type: 'message_start', message };
     inner.onPayload(synthetic, 'message_start');
     const reason = str(message['stop_reason']);
-    if (reason !== undefined) stop = { reason: reason === 'tool_use' ? 'tool_use' : reason === 'max_tokens' ? 'max_tokens' : reason === 'refusal' ? 'refusal' : 'end', provider: reason };
+    if (reason !== undefined) stop = { reason: messagesStop(reason), provider: reason };
     inner = null;
     synthetic = null;
     settled();
@@ -273,7 +273,6 @@ function createClaudeAgentTurn(ctx: DialectContext): ResponseHandler {
         return;
       }
       beginSession(p);
-      if (session.id !== undefined) scope.session = session.id;
       switch (p['type']) {
         case 'assistant':
           onAssistant(p);

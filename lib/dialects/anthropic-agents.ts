@@ -224,6 +224,16 @@ function createManagedAgentsTurn(ctx: DialectContext): ResponseHandler {
     emit(ev);
   }
 
+  /** Previews left without their buffered event: their text (already emitted) is kept, flagged. */
+  function flagPreviews(why: string): void {
+    for (const [id, preview] of previews) {
+      if (preview.texts.length > 0) {
+        emit(errorEvent('preview_only', `agent.message ${id} was previewed but never delivered (${why}): its text is kept from the previews`, false));
+      }
+    }
+    previews.clear();
+  }
+
   /** span.model_request_end: the request's usage; previews it leaves without their buffered event are kept, flagged. */
   function onRequestEnd(p: JsonObject): void {
     const u = obj(p['model_usage']);
@@ -232,12 +242,7 @@ function createManagedAgentsTurn(ctx: DialectContext): ResponseHandler {
       usage = addUsage(usage, requestUsage(u));
       rawUsage.push(u);
     }
-    for (const [id, preview] of previews) {
-      if (preview.texts.length > 0) {
-        emit(errorEvent('preview_only', `agent.message ${id} was previewed but never delivered (its model request ended): its text is kept from the previews`, false));
-      }
-    }
-    previews.clear();
+    flagPreviews('its model request ended');
     if (p['is_error'] === true) emit(errorEvent('model_request_failed', `model request ${str(p['model_request_start_id']) ?? ''} ended in an error`, false, p));
     else if (u === undefined) emit({ type: 'raw', event: p });
   }
@@ -349,7 +354,8 @@ function createManagedAgentsTurn(ctx: DialectContext): ResponseHandler {
       emit({ type: 'raw', event: '[DONE]' });
     },
     onIncomplete(): void {
-      // The usage of the requests that ended; the normalizer reports the turn cut off.
+      // Previews the input cut off, the usage of the requests that ended; the normalizer reports the turn cut off.
+      flagPreviews('the input ended');
       if (usage !== null) emit(usageEvent(usage, rawUsage));
     },
   } satisfies ResponseHandler;

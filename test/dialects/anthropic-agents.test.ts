@@ -89,3 +89,15 @@ t.test('budget_reached and terminated; a preview delta before its start is raw',
   t.same(fs.map((f) => [f.kind ?? 'turn', f.stopReason]), [['turn', 'max_tokens'], ['session', 'max_tokens'], ['session', 'other']]);
   t.end();
 });
+
+t.test('a preview cut off by the end of the input: kept, flagged, then incomplete_stream', (t) => {
+  const input = dataSse(
+    { type: 'session.status_running', id: 'sevt_1', processed_at: '2026-08-20T10:00:00Z' },
+    { type: 'event_start', event: { type: 'agent.message', id: 'm' } },
+    { type: 'event_delta', event_id: 'm', delta: { type: 'content_delta', index: 0, content: { type: 'text', text: 'Half' } } },
+  );
+  stable(t, Buffer.from(input));
+  const [turn] = finals(Buffer.from(input));
+  t.same([turn!.text, turn!.stopReason, turn!.errors.map((e) => e.code)], ['Half', 'error', ['preview_only', 'incomplete_stream']]);
+  t.end();
+});

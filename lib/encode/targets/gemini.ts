@@ -45,7 +45,7 @@
 import { assertNever, type CitationEvent, type DoneChoice, type ErrorEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { isObject } from '../../dialects/helpers.js';
 import { byteLength } from '../../bytes/index.js';
-import { defineTarget, type TargetContext, type TargetResponse } from '../target.js';
+import { defineTarget, jsonString, type TargetContext, type TargetResponse } from '../target.js';
 import { loseNotice } from '../notices.js';
 import { argumentsObject } from '../tool-args.js';
 
@@ -109,7 +109,11 @@ function outputOf(ctx: TargetContext): OutputState {
 }
 
 function writeChunk(ctx: TargetContext, framing: Framing, chunk: JsonObject): void {
-  const json = JSON.stringify(chunk);
+  writeJson(ctx, framing, JSON.stringify(chunk));
+}
+
+/** One chunk's JSON text in the framing. */
+function writeJson(ctx: TargetContext, framing: Framing, json: string): void {
   if (framing === 'sse') {
     ctx.write(`data: ${json}\r\n\r\n`);
     return;
@@ -247,6 +251,27 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
     return c;
   }
 
+  /** The chunk's fields after `candidates` (modelVersion, responseId) as JSON text, kept until the start event changes them. */
+  let tail: string | null = null;
+
+  /**
+   * The chunk of one text or thought part, the bulk of every stream: written around the text's JSON
+   * alone, the same bytes as chunk().
+   */
+  function textChunk(k: number, text: string, thought: boolean): void {
+    tail ??= `${model === null ? '' : `,"modelVersion":${JSON.stringify(model)}`}${id === null ? '' : `,"responseId":${JSON.stringify(id)}`}}`;
+    writeJson(ctx, framing, `{"candidates":[{"content":{"role":"model","parts":[{"text":${jsonString(text)}${thought ? ',"thought":true' : ''}}]},"index":${k}}]${tail}`);
+  }
+
+  /** A text or thought part with nothing else ({text} or {text, thought: true}, in that order). */
+  function plainText(kind: PartKind, p: JsonObject): p is { text: string } {
+    if (kind !== 'text' && kind !== 'thought') return false;
+    if (typeof p['text'] !== 'string') return false;
+    let n = 0;
+    for (const key in p) if (++n > 2 || (n === 1 ? key !== 'text' : key !== 'thought' || p[key] !== true)) return false;
+    return kind === 'thought' ? n === 2 : n === 1;
+  }
+
   function chunk(cands: JsonObject[], extra?: JsonObject): void {
     const out: JsonObject = {};
     if (cands.length > 0) out['candidates'] = cands;
@@ -271,7 +296,8 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
     if (pending === null) return;
     const p = pending;
     pending = null;
-    chunk([{ content: content([settle(p)]), index: p.k }]);
+    if (plainText(p.kind, p.part)) textChunk(p.k, p.part.text, p.kind === 'thought');
+    else chunk([{ content: content([settle(p)]), index: p.k }]);
   }
 
   function part(k: number, kind: PartKind, index: number, p: JsonObject): void {
@@ -282,6 +308,7 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
     } else {
       flushPending();
       if (sameFamily) pending = { k, kind, index, part: p };
+      else if (plainText(kind, p)) textChunk(k, p.text, kind === 'thought');
       else chunk([{ content: content([p]), index: k }]);
     }
     const c = candidate(k);
@@ -459,6 +486,7 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
           id = null;
         } else id = ev.id;
         model = ev.model;
+        tail = null;
         sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
         own = ev.dialect === 'gemini';
         return;
@@ -467,7 +495,10 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
         const c = candidate(k);
         let runs = c.runs.get(ev.index);
         if (runs === undefined) c.runs.set(ev.index, (runs = []));
-        runs.push({ pos: c.answer.length, len: ev.text.length });
+        const last = runs[runs.length - 1];
+        // a block's deltas usually follow one another: one run for them
+        if (last !== undefined && last.pos + last.len === c.answer.length) last.len += ev.text.length;
+        else runs.push({ pos: c.answer.length, len: ev.text.length });
         c.answer += ev.text;
         part(k, 'text', ev.index, { text: ev.text });
         return;

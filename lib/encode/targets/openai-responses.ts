@@ -67,15 +67,22 @@
  */
 import { assertNever, type CitationEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { loseNotice, loseOtherChoices } from '../notices.js';
-import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
+import { defineTarget, flat, jsonChars, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
 
 const FAMILY = ['openai-responses', 'xai-responses'] as const;
 
 interface Part {
   kind: 'text' | 'refusal';
   /** Unified block index and content index of the text it holds. */
-  key: string;
+  block: number;
+  content: number;
   text: string;
+  /**
+   * The text as JSON string contents (without the quotes): the deltas' JSON as written, so the four
+   * events that repeat the whole text (text done, part done, item done, the terminal response) do
+   * not escape it again.
+   */
+  json: string;
   annotations: JsonObject[];
   /** url_citations that came before the part's text, without offsets: added when the part is done, spanning its text. */
   held: JsonObject[];
@@ -182,6 +189,19 @@ function partJson(part: Part): JsonObject {
     : { type: 'output_text', annotations: [...part.annotations], logprobs: [], text: part.text };
 }
 
+/** partJson as JSON text, the text from its JSON as written. */
+function partText(part: Part): string {
+  return part.kind === 'refusal'
+    ? `{"type":"refusal","refusal":"${part.json}"}`
+    : `{"type":"output_text","annotations":${JSON.stringify(part.annotations)},"logprobs":[],"text":"${part.json}"}`;
+}
+
+/** itemJson as JSON text: a message's parts from their JSON as written. */
+function itemText(item: Item): string {
+  if (item.kind !== 'message') return JSON.stringify(itemJson(item));
+  return `{"id":${JSON.stringify(item.id)},"type":"message","status":"${item.status}","content":[${item.parts.map(partText).join(',')}],"role":"assistant"}`;
+}
+
 /** The usage object: the family's own as it came, else the unified counts (unknown ones left out). */
 function responsesUsage(u: UsageEvent, sameFamily: boolean): JsonObject {
   const raw = u.raw;
@@ -241,6 +261,11 @@ function createResponse(ctx: TargetContext): TargetResponse {
     ctx.write(sseEvent(type, { type, sequence_number: seq++, ...fields }));
   }
 
+  /** emit() with the fields after sequence_number given as JSON text (`,"key":…`): the same bytes. */
+  function emitText(type: string, fields: string): void {
+    ctx.write(`event: ${type}\ndata: {"type":"${type}","sequence_number":${seq++}${fields}}\n\n`);
+  }
+
   function responseJson(status: string, extra?: JsonObject): JsonObject {
     return {
       id,
@@ -278,14 +303,15 @@ function createResponse(ctx: TargetContext): TargetResponse {
   function closePart(item: MessageItem, part: Part): void {
     if (!part.open) return;
     part.open = false;
-    const where = { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.indexOf(part) };
-    if (part.kind === 'refusal') emit('response.refusal.done', { ...where, refusal: part.text });
+    part.json = flat(part.json);
+    const where = `,"item_id":${JSON.stringify(item.id)},"output_index":${item.outputIndex},"content_index":${item.parts.indexOf(part)}`;
+    if (part.kind === 'refusal') emitText('response.refusal.done', `${where},"refusal":"${part.json}"`);
     else {
       for (const h of part.held) annotate(item, part, { ...h, start_index: 0, end_index: part.text.length });
       part.held.length = 0;
-      emit('response.output_text.done', { ...where, text: part.text, logprobs: [] });
+      emitText('response.output_text.done', `${where},"text":"${part.json}","logprobs":[]`);
     }
-    emit('response.content_part.done', { ...where, part: partJson(part) });
+    emitText('response.content_part.done', `${where},"part":${partText(part)}`);
   }
 
   function annotate(item: MessageItem, part: Part, annotation: JsonObject): void {
@@ -320,7 +346,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
     }
     item.open = false;
     if (item.kind !== 'hosted') item.status = status;
-    emit('response.output_item.done', { output_index: item.outputIndex, item: itemJson(item) });
+    emitText('response.output_item.done', `,"output_index":${item.outputIndex},"item":${itemText(item)}`);
   }
 
   function closeFlowing(status: ItemStatus = 'completed'): void {
@@ -330,7 +356,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
 
   function text(block: number, contentIndex: number | undefined, delta: string, refusal: boolean): void {
     const kind = refusal ? 'refusal' : 'text';
-    const key = `${block}/${contentIndex ?? 0}`;
+    const content = contentIndex ?? 0;
     let item = flowing?.kind === 'message' ? flowing : null;
     if (item === null) {
       closeFlowing();
@@ -339,9 +365,9 @@ function createResponse(ctx: TargetContext): TargetResponse {
       flowing = item;
     }
     let part = item.parts[item.parts.length - 1];
-    if (part === undefined || !part.open || part.key !== key || part.kind !== kind) {
+    if (part === undefined || !part.open || part.block !== block || part.content !== content || part.kind !== kind) {
       if (part !== undefined) closePart(item, part);
-      part = { kind, key, text: '', annotations: [], held: [], open: true };
+      part = { kind, block, content, text: '', json: '', annotations: [], held: [], open: true };
       item.parts.push(part);
       emit('response.content_part.added', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1, part: partJson(part) });
       if (kind === 'text') {
@@ -351,6 +377,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
       }
     }
     part.text += delta;
+    const json = jsonChars(delta);
+    part.json += json;
     if (refusal) {
       emit('response.refusal.delta', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1, delta });
       return;
@@ -359,7 +387,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
     part.deltaHead ??=
       `,"item_id":${JSON.stringify(item.id)},"output_index":${item.outputIndex},"content_index":${item.parts.length - 1},"delta":`;
     ctx.write(
-      `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq++}${part.deltaHead}${JSON.stringify(delta)},"logprobs":[]}\n\n`,
+      `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq++}${part.deltaHead}"${json}","logprobs":[]}\n\n`,
     );
   }
 
@@ -525,10 +553,13 @@ function createResponse(ctx: TargetContext): TargetResponse {
   }
 
   function terminal(type: string, status: string, extra: JsonObject): void {
-    const response = responseJson(status, { output: output.map(itemJson), ...extra });
+    const response = responseJson(status, extra);
     if (usage !== null) response['usage'] = responsesUsage(usage, sameFamily);
     else delete response['usage'];
-    emit(type, { response });
+    // the output (every message's text again) from the JSON written: the same bytes as emit()
+    const json = JSON.stringify(response);
+    const at = json.indexOf('"output":[]') + '"output":['.length; // the first: no string value holds an unescaped quote
+    emitText(type, `,"response":${json.slice(0, at)}${output.map(itemText).join(',')}${json.slice(at)}`);
     ended = true;
   }
 

@@ -26,6 +26,7 @@ export const CREATE_STREAM_OPTIONS = optionKeys<CreateStreamOptions>()([
   'output',
   'to',
   'onLoss',
+  'passThrough',
   'strict',
   'signal',
   'fastPath',

@@ -44,6 +44,13 @@ export interface CreateStreamOptions extends EventsStageOptions, FinalAccumulato
   to?: TargetName;
   /** With `to`: called with each response's loss report. */
   onLoss?: (report: LossReport) => void;
+  /**
+   * With `to`: a source already in the target wire passes as it came (payloads byte for byte, its
+   * quirks included). `false` encodes it from its events like any other source (the target's own
+   * rules: e.g. every block closed, pings dropped and reported as `raw`).
+   * @defaultValue true
+   */
+  passThrough?: boolean;
 }
 
 export type StreamOutput<M extends OutputMode> = M extends 'final' ? FinalResult : M extends 'text' ? string : UnifiedEvent;
@@ -57,6 +64,8 @@ export interface ResolvedStreamOptions extends ResolvedEventsOptions {
   /** Set: the output is this wire's bytes (`output` is then 'events', the encoder's input). */
   readonly to: TargetName | undefined;
   readonly onLoss: ((report: LossReport) => void) | undefined;
+  /** With `to`: a source already in the target wire passes as it came. */
+  readonly passThrough: boolean;
 }
 
 /**
@@ -83,10 +92,12 @@ export function resolveStreamOptions(
     if (o.output !== undefined || output !== undefined) throw new OptionError('output', o.output ?? output, `no output mode with option to (the output is the ${to} wire)`);
   }
   if (o.onLoss !== undefined && typeof o.onLoss !== 'function') throw new OptionError('onLoss', o.onLoss, 'a function');
+  if (o.passThrough !== undefined && to === undefined) throw new OptionError('passThrough', o.passThrough, 'only with option to');
   return Object.freeze({
     ...resolveEventsOptions(o),
     to,
     onLoss: o.onLoss,
+    passThrough: booleanOption('passThrough', o.passThrough, true),
     output: output ?? choiceOption('output', o.output, OUTPUT_MODES, 'events'),
     strict: booleanOption('strict', o.strict, false),
     signal: signalOption(o.signal),

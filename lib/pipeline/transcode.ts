@@ -7,7 +7,8 @@
  * byte (SSE field lines rebuilt: only framing whitespace can differ), and
  * loses nothing. Which one a response is, is known at its `start`: frames
  * wait until then (a log may hold several dialects; each response goes its
- * own way). Every other source is encoded from its unified events.
+ * own way). Every other source is encoded from its unified events, as is every
+ * source with `passThrough: false`.
  */
 import { StreamError } from '../errors.js';
 import type { DialectName, Frame, UnifiedEvent } from '../events.js';
@@ -27,8 +28,8 @@ export function makeTranscoder(options: ResolvedStreamOptions, to: TargetName, m
   const encoder = makeEncoder({ to, strict: options.strict, onLoss: options.onLoss });
   const rule = targetOf(to).passThrough;
   const given = options.dialect;
-  if (rule === undefined || (given !== 'auto' && !rule.dialects.includes(given)) || (options.framing !== 'auto' && options.framing !== rule.framing)) {
-    // nothing can pass as it came: the events go straight into the encoder
+  if (!options.passThrough || rule === undefined || (given !== 'auto' && !rule.dialects.includes(given)) || (options.framing !== 'auto' && options.framing !== rule.framing)) {
+    // nothing passes as it came (none can, or passThrough: false): the events go straight into the encoder
     const events = makeGuardedEventsStage(options);
     return {
       push(chunk, emit) {

@@ -9,6 +9,7 @@ import type { Frame, UnifiedEvent } from '../../lib/events.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { createFramer } from '../../lib/framing/detect.js';
 import { runStage } from '../../lib/stage.js';
+import { createEncoder } from '../../lib/encode/encoder.js';
 import type { LossReport, TargetName } from '../../lib/encode/types.js';
 import { corpusFiles, fixture } from '../helpers/corpus.js';
 import { fixedChunks } from '../helpers/chunks.js';
@@ -80,4 +81,24 @@ t.test('another framing is encoded, not passed: a Gemini JSON array into the gem
   const back = runStage(createOutputStage({ output: 'final', dialect: 'gemini' }), [text]) as { text: string; toolCalls: unknown[] }[];
   const original = runStage(createOutputStage({ output: 'final' }), [f.bytes]) as { text: string; toolCalls: unknown[] }[];
   t.strictSame(back.map((b) => [b.text, b.toolCalls]), original.map((o) => [o.text, o.toolCalls]));
+});
+
+t.test('passThrough: false encodes a source already in the target wire, as encoder({ to }) does from its events', async (t) => {
+  const bytes = fixture('quickstart/anthropic-tool-use.sse');
+  const losses: LossReport[] = [];
+  const encoded = (runStage(createOutputStage({ to: 'anthropic-messages', passThrough: false, onLoss: (r) => losses.push(r) }), [bytes]) as string[]).join('');
+  const events = runStage(createOutputStage({ output: 'events' }), [bytes]) as UnifiedEvent[];
+  const fromEvents = (runStage(createEncoder({ to: 'anthropic-messages' }), events) as string[]).join('');
+  t.equal(encoded, fromEvents, 'the bytes encoder({ to }) writes from the events');
+  t.not(encoded, bytes.toString('utf8'), 'not the bytes that came');
+  const unified = (evs: UnifiedEvent[]) => noAt(evs.filter((e) => e.type !== 'raw'));
+  t.strictSame(unified(runStage(createOutputStage({ output: 'events' }), [encoded]) as UnifiedEvent[]), unified(events), 'read back: the same events but the pings');
+  const pings = events.filter((e) => e.type === 'raw').length;
+  t.ok(pings > 0, `${pings} pings`);
+  t.strictSame(
+    losses.flatMap((r) => r.dropped.map((d) => [d.what, d.count])),
+    [['raw', pings]],
+    'the pings reported lost (raw), nothing else',
+  );
+  t.throws(() => createOutputStage({ passThrough: false }), { name: 'OptionError' }, 'passThrough without to is refused');
 });

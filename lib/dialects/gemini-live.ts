@@ -26,6 +26,8 @@
  *   (`BidiGenerateMusic`, told by its `audioChunks`): the server never sends
  *   `turnComplete`, so the end of the input ends the session's one turn
  *   (`done` `end`; `language` the translation's) instead of cutting it off.
+ *   A translation's `usageMetadata` messages are periodic deltas (vercel/ai's
+ *   Live translation model adds them up): its usage is their sum.
  * - Lyria: `audioChunks[]` → `audio_delta`; `filteredPrompt {text,
  *   filteredReason}` → a `notice` (`filtered_prompt`): the music goes on.
  */
@@ -101,6 +103,8 @@ class LiveTurn implements ResponseHandler {
   /** Events emitted for the current message (besides `start`). */
   private emitted = 0;
   private usage: UsageEvent | undefined;
+  /** Every usageMetadata of the turn, as received (a translation's are deltas). */
+  private readonly usages: JsonObject[] = [];
   /** A tool call came and no model output followed it yet. */
   private toolPending = false;
   private calls = 0;
@@ -160,7 +164,10 @@ class LiveTurn implements ResponseHandler {
     }
     const usage = obj(p['usageMetadata']);
     // Usage outside a turn has no response to belong to: it stays raw.
-    if (usage !== undefined && this.isStarted) this.usage = liveUsage(usage);
+    if (usage !== undefined && this.isStarted) {
+      this.usage = liveUsage(usage);
+      this.usages.push(usage);
+    }
     if (!leftover) for (const k in p) if (!MAPPED_TOP.has(k)) leftover = true;
 
     const ends = sc !== undefined && this.isStarted && (sc['turnComplete'] === true || sc['interrupted'] === true);
@@ -173,8 +180,13 @@ class LiveTurn implements ResponseHandler {
   }
 
   onIncomplete(): void {
-    if (this.usage !== undefined) this.ctx.emit(this.usage);
-    if (!this.session.endless) return;
+    if (!this.session.endless) {
+      if (this.usage !== undefined) this.ctx.emit(this.usage);
+      return;
+    }
+    // A translation reports its usage in periodic deltas (vercel/ai's reading of Live translation): their sum.
+    if (this.usages.length > 1) this.ctx.emit(summedUsage(this.usages));
+    else if (this.usage !== undefined) this.ctx.emit(this.usage);
     // Translation and music have no turnComplete: the input's end is the session's end.
     const done = doneEvent('end', null);
     const language = this.session.targetLanguage ?? this.session.outputLanguage;
@@ -378,6 +390,20 @@ function liveUsage(u: JsonObject): UsageEvent {
     },
     u,
   );
+}
+
+/** The usage of several usageMetadata deltas: their counts added up; `raw` is the list as received. */
+function summedUsage(list: JsonObject[]): UsageEvent {
+  const total: JsonObject = {};
+  for (const u of list) {
+    for (const k in u) {
+      const n = num(u[k]);
+      if (n !== undefined) total[k] = (num(total[k]) ?? 0) + n;
+    }
+  }
+  const ev = liveUsage(total);
+  ev.raw = list;
+  return ev;
 }
 
 /** The top-level keys of Live's server messages (generateContent never has them). */

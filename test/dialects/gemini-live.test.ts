@@ -359,10 +359,12 @@ const corpusChecks: Record<string, (tt: Test, evs: Ev[]) => void> = {
       ['audio/pcm;rate=24000', 12],
     ]);
     tt.equal(countType(evs, 'error'), 0);
+    // five usageMetadata deltas (50, 25, 25, 25, 25 each way): their sum
     tt.same(evs.slice(-2).map(brief), [
-      { type: 'usage', inputTokens: 25, outputTokens: 25, totalTokens: 50, ...usage0 },
+      { type: 'usage', inputTokens: 150, outputTokens: 150, totalTokens: 300, ...usage0 },
       { type: 'done', stopReason: 'end', providerReason: null, language: 'es' },
     ]);
+    tt.equal((evs.at(-2) as { raw: unknown[] }).raw.length, 5, 'the deltas as received');
   },
   'pydantic-ai--history-seeding.ws.jsonl': (tt, evs) => {
     tt.equal(texts(evs, (e) => e.transcript === true), 'Your name is Alice, and your favorite color is teal.');

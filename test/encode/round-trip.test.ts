@@ -9,11 +9,9 @@ import t from 'tap';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 import type { UnifiedEvent } from '../../lib/events.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
-import { chain, runStage } from '../../lib/stage.js';
-import { createFinalAccumulator } from '../../lib/accumulate/final.js';
-import { serializeLanes } from '../../lib/accumulate/lanes.js';
+import { runStage } from '../../lib/stage.js';
 import { createEncoder } from '../../lib/encode/encoder.js';
-import { captures, encode, view } from '../helpers/encode.js';
+import { captures, encode, view, wireFinals } from '../helpers/encode.js';
 import { targetNames } from '../../lib/encode/registry.js';
 import { EXPECTATIONS } from './expect/index.js';
 
@@ -30,11 +28,7 @@ for (const to of targetNames) {
       const { text, losses } = encode(events, to);
       const back = runStage(createOutputStage({ output: 'final', dialect: expect.readAs }), [text]) as FinalResult[];
       const named = new Set(losses.flatMap((r) => r.dropped.map((d) => d.what)));
-      // Laned responses are written one after another as they can be (serializeLanes): the finals in that order.
-      // An agent session's summaries have no place on a response wire: its session events are reported lost.
-      const finals = (runStage(chain(serializeLanes(), createFinalAccumulator()), events) as FinalResult[]).filter(
-        (f) => f.kind !== 'session' || !named.has('session'),
-      );
+      const finals = wireFinals(events);
       // warnings after the last response make a final of their own when read; written nowhere, they are reported
       const kept = named.has('error') ? finals.filter((f) => !(f.dialect === null && f.content.length === 0 && f.stopReason === 'error')) : finals;
       t.equal(back.length, kept.length, `${c.name}: one final per response`);

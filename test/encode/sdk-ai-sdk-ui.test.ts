@@ -16,7 +16,7 @@ import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { runStage } from '../../lib/stage.js';
 import { createEncoder } from '../../lib/encode/encoder.js';
 import { targetOf } from '../../lib/encode/encoder.js';
-import { captures, encode, view } from '../helpers/encode.js';
+import { captures, encode, view, wireFinals } from '../helpers/encode.js';
 import { mockResponse } from '../helpers/sdk.js';
 import { EXPECTATIONS } from './expect/index.js';
 
@@ -132,7 +132,7 @@ t.test('every capture → ai-sdk-ui → DefaultChatTransport + readUIMessageStre
   let seed = 1;
   for (const c of captures()) {
     const events = runStage(createOutputStage({ output: 'events' }), [c.bytes]) as UnifiedEvent[];
-    const finals = runStage(createOutputStage({ output: 'final' }), [c.bytes]) as FinalResult[];
+    const finals = wireFinals(events);
     const { text, losses } = encode(events, 'ai-sdk-ui');
     t.ok(text.endsWith('data: [DONE]\n\n'), `${c.name}: ends with [DONE]`);
     const back = await readBack(text, seed++);

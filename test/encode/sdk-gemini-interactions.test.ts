@@ -18,7 +18,7 @@ import { runStage } from '../../lib/stage.js';
 import { createEncoder } from '../../lib/encode/encoder.js';
 import type { LossReport } from '../../lib/encode/types.js';
 import { mockFetch } from '../helpers/sdk.js';
-import { captures, encode } from '../helpers/encode.js';
+import { captures, encode, wireFinals } from '../helpers/encode.js';
 import { EXPECTATIONS } from './expect/index.js';
 
 const eventsOf = (bytes: Buffer | string): UnifiedEvent[] => runStage(createOutputStage({ output: 'events' }), [bytes]) as UnifiedEvent[];
@@ -98,7 +98,7 @@ function fold(events: JsonObject[]): Folded {
 
 const STATUS: Record<string, string> = { end: 'completed', tool_use: 'requires_action', max_tokens: 'incomplete' };
 
-const all = captures().map((c) => ({ ...c, finals: finalsOf(c.bytes) }));
+const all = captures().map((c) => ({ ...c, finals: wireFinals(eventsOf(c.bytes)) }));
 
 t.test('@google/genai interactions.create({stream: true}) on the encoded stream: the wire rules, and the same text, calls, status and usage', async (t) => {
   let n = 0;

@@ -3,7 +3,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FinalResult } from '../../lib/accumulate/types.js';
 import type { DialectName, StopReason, UnifiedEvent, Usage } from '../../lib/events.js';
-import { runStage } from '../../lib/stage.js';
+import { chain, runStage } from '../../lib/stage.js';
+import { createFinalAccumulator } from '../../lib/accumulate/final.js';
+import { serializeLanes } from '../../lib/accumulate/lanes.js';
 import { createEncoder } from '../../lib/encode/encoder.js';
 import type { LossKind, LossReport, TargetName } from '../../lib/encode/types.js';
 import { corpusFiles, repoRoot } from './corpus.js';
@@ -11,6 +13,16 @@ import { corpusFiles, repoRoot } from './corpus.js';
 export interface Capture {
   name: string;
   bytes: Buffer;
+}
+
+/**
+ * The finals of `events` as an encoder writes their responses: laned ones one
+ * after another as they can be (serializeLanes), and no agent session summary
+ * (`kind: 'session'`: no response wire has a place for a session, whose
+ * events every target reports lost).
+ */
+export function wireFinals(events: UnifiedEvent[]): FinalResult[] {
+  return (runStage(chain(serializeLanes(), createFinalAccumulator()), events) as FinalResult[]).filter((f) => f.kind !== 'session');
 }
 
 /** Every corpus capture and every hand-written fixture that is a stream (not an error body). */

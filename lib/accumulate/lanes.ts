@@ -56,11 +56,15 @@ export class LaneStages<S extends Stage<UnifiedEvent, O>, O> {
  * land inside an unlaned response: runs wait for it to end. Events of a lane
  * outside any response (a steer between responses) pass at once. The input's
  * end passes every lane still held (their responses were cut off by the
- * normalizer, so each run ends with its own done).
+ * normalizer, so each run ends with its own done). `unlanedOpen`: the
+ * consumer's own knowledge of whether an unlaned response is open (it sees
+ * the same events in the same order), which saves tracking it here.
  */
-export function serializeLanes(): Stage<UnifiedEvent, UnifiedEvent> {
+export function serializeLanes(unlanedOpen?: () => boolean): Stage<UnifiedEvent, UnifiedEvent> {
   const held = new Map<string, { events: UnifiedEvent[]; tracker: ResponseTracker }>();
-  const unlaned = new ResponseTracker();
+  /** Whether an unlaned response is open: the caller's own view when it has one (`unlanedOpen`), else a tracker here. */
+  const unlaned = unlanedOpen === undefined ? new ResponseTracker() : null;
+  const open = unlanedOpen ?? ((): boolean => unlaned!.open);
   /** Lanes whose response is done, waiting for the unlaned response to end. */
   const ready: UnifiedEvent[][] = [];
 
@@ -73,9 +77,9 @@ export function serializeLanes(): Stage<UnifiedEvent, UnifiedEvent> {
     push(ev, emit) {
       const key = ev.streamId;
       if (key === undefined) {
-        unlaned.step(ev);
+        if (unlaned !== null) unlaned.step(ev);
         emit(ev);
-        if (!unlaned.open) flush(emit);
+        if (ready.length > 0 && !open()) flush(emit);
         return;
       }
       let lane = held.get(key);
@@ -86,7 +90,7 @@ export function serializeLanes(): Stage<UnifiedEvent, UnifiedEvent> {
       const step = lane.tracker.step(ev);
       if (step === OUTSIDE && lane.events.length === 0) {
         held.delete(key);
-        if (unlaned.open) ready.push([ev]);
+        if (open()) ready.push([ev]);
         else emit(ev);
         return;
       }
@@ -94,7 +98,7 @@ export function serializeLanes(): Stage<UnifiedEvent, UnifiedEvent> {
       if (ev.type === 'done' && isFinalDone(ev)) {
         held.delete(key);
         ready.push(lane.events);
-        if (!unlaned.open) flush(emit);
+        if (!open()) flush(emit);
       }
     },
     end(emit) {

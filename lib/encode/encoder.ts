@@ -64,7 +64,7 @@ export function makeEncoder(options: ResolvedEncoderOptions): Stage<UnifiedEvent
 
   // Laned events (several responses open at once, docs/lanes.md): each lane's response is
   // encoded whole when it is done, one after another in order of completion.
-  const lanes = serializeLanes();
+  const lanes = serializeLanes(() => tracker.open);
   function encode(ev: UnifiedEvent): void {
     const step = tracker.step(ev);
     if (step === RESTART && response !== null) {

@@ -13,7 +13,8 @@
 import { StreamError } from '../errors.js';
 import type { DialectName, Frame, UnifiedEvent } from '../events.js';
 import type { FramingName } from '../framing/detect.js';
-import type { Emit } from '../stage.js';
+import type { Emit, Stage } from '../stage.js';
+import { makeFramer } from '../framing/detect.js';
 import { makeEncoder, targetOf } from '../encode/encoder.js';
 import type { TargetName } from '../encode/types.js';
 import type { GuardedEventsStage, GuardedStage } from './create-stream.js';
@@ -46,6 +47,7 @@ export function makeTranscoder(options: ResolvedStreamOptions, to: TargetName, m
     };
   }
   const passing = rule;
+  if (given !== 'auto' && options.framing === passing.framing) return makeFramePass(options, passing.framing, encoder, makeGuardedEventsStage);
 
   let framing: FramingName | null = options.framing === 'auto' ? null : options.framing;
   const onFraming = options.onFraming;
@@ -57,23 +59,8 @@ export function makeTranscoder(options: ResolvedStreamOptions, to: TargetName, m
   let current: Frame | null = null;
   let encoded = false;
   let out: Emit<string> = () => {};
-  let lastId = '';
-  let elements = 0;
-
-  function write(frame: Frame): void {
-    if (passing.framing === 'json-array') {
-      out(`${elements++ === 0 ? '[' : '\n,\r\n'}${frame.data}`);
-      return;
-    }
-    let s = frame.event === 'message' ? '' : `event: ${frame.event}\n`;
-    if (frame.id !== lastId) {
-      s += `id: ${frame.id}\n`;
-      lastId = frame.id;
-    }
-    if (frame.retry !== undefined) s += `retry: ${frame.retry}\n`;
-    for (const line of frame.data.split('\n')) s += `data: ${line}\n`;
-    out(s + '\n');
-  }
+  const writer = frameWriter(passing.framing);
+  const write = (frame: Frame): void => writer.write(frame, out);
 
   function settle(frame: Frame): void {
     if (mode === 'pass') write(frame);
@@ -126,8 +113,8 @@ export function makeTranscoder(options: ResolvedStreamOptions, to: TargetName, m
     if (current !== null) settle(current);
     current = null;
     if (mode === 'unknown') decide('encode');
-    if (elements > 0) emit('\n]');
-    if (encoded || elements === 0) encoder.end(emit);
+    writer.close(emit);
+    if (encoded || !writer.wrote()) encoder.end(emit);
   }
 
   return {
@@ -143,6 +130,91 @@ export function makeTranscoder(options: ResolvedStreamOptions, to: TargetName, m
     abort(err: StreamError, emit) {
       out = emit;
       events.abort(err, onEvent);
+      finish(emit);
+    },
+  };
+}
+
+/** Frames written as they came: SSE field lines rebuilt, JSON array elements joined as Google does. */
+function frameWriter(framing: 'sse' | 'json-array'): { write(frame: Frame, out: Emit<string>): void; close(out: Emit<string>): void; wrote(): boolean } {
+  let lastId = '';
+  let elements = 0;
+  return {
+    write(frame, out) {
+      if (framing === 'json-array') {
+        out(`${elements++ === 0 ? '[' : '\n,\r\n'}${frame.data}`);
+        return;
+      }
+      let s = frame.event === 'message' ? '' : `event: ${frame.event}\n`;
+      if (frame.id !== lastId) {
+        s += `id: ${frame.id}\n`;
+        lastId = frame.id;
+      }
+      if (frame.retry !== undefined) s += `retry: ${frame.retry}\n`;
+      for (const line of frame.data.split('\n')) s += `data: ${line}\n`;
+      out(s + '\n');
+    },
+    close(out) {
+      if (framing === 'json-array' && elements > 0) out('\n]');
+    },
+    /** JSON array elements were written (the array is then closed here, not by the target). */
+    wrote: () => elements > 0,
+  };
+}
+
+/**
+ * A source the caller names as the target's own wire, in its framing: every response passes, so once
+ * the first has begun its frames are written as the framer cuts them, with nothing decoded (no
+ * JSON.parse, no events). Until then the input is also decoded, so that one with no response at all
+ * (an error page, an error payload) is still answered in the target's own error form.
+ */
+function makeFramePass(options: ResolvedStreamOptions, framing: 'sse' | 'json-array', encoder: Stage<UnifiedEvent, string>, makeGuardedEventsStage: EventsFactory): GuardedStage<string> {
+  const framer = makeFramer(framing, options.framer);
+  let events: GuardedEventsStage | null = makeGuardedEventsStage(options);
+  const writer = frameWriter(framing);
+  /** Before the first start: the frames (written if it comes) and the events (encoded if it never does). */
+  let heldFrames: Frame[] = [];
+  let heldEvents: UnifiedEvent[] = [];
+  let out: Emit<string> = () => {};
+  const onFrame: Emit<Frame> = (frame) => {
+    if (events === null) writer.write(frame, out);
+    else heldFrames.push(frame);
+  };
+  const onEvent: Emit<UnifiedEvent> = (ev) => {
+    if (events === null) return;
+    if (ev.type !== 'start') {
+      heldEvents.push(ev);
+      return;
+    }
+    events = null;
+    heldEvents = [];
+    for (const f of heldFrames) writer.write(f, out);
+    heldFrames = [];
+  };
+  function finish(emit: Emit<string>): void {
+    if (events === null) {
+      writer.close(emit);
+      return;
+    }
+    // no response began: the input is encoded (its errors in the target's form)
+    for (const ev of heldEvents) encoder.push(ev, emit);
+    encoder.end(emit);
+  }
+  return {
+    push(chunk, emit) {
+      out = emit;
+      events?.push(chunk, onEvent);
+      framer.push(chunk, onFrame);
+    },
+    end(emit) {
+      out = emit;
+      events?.end(onEvent);
+      framer.end(onFrame);
+      finish(emit);
+    },
+    abort(err, emit) {
+      out = emit;
+      events?.abort(err, onEvent);
       finish(emit);
     },
   };

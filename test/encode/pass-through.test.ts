@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { isDeepStrictEqual } from 'node:util';
-import type { Frame, UnifiedEvent } from '../../lib/events.js';
+import type { DialectName, Frame, UnifiedEvent } from '../../lib/events.js';
 import { createOutputStage } from '../../lib/pipeline/create-stream.js';
 import { createFramer } from '../../lib/framing/detect.js';
 import { runStage } from '../../lib/stage.js';
@@ -16,7 +16,7 @@ import { fixedChunks } from '../helpers/chunks.js';
 
 const noAt = (events: UnifiedEvent[]): unknown[] => events.map(({ at: _at, ...rest }) => rest);
 
-function transcode(chunks: Buffer[], to: TargetName, extra: { dialect?: 'gemini' } = {}): { text: string; losses: LossReport[] } {
+function transcode(chunks: Buffer[], to: TargetName, extra: { dialect?: DialectName; framing?: 'sse' | 'json-array' } = {}): { text: string; losses: LossReport[] } {
   const losses: LossReport[] = [];
   const stage = createOutputStage({ to, onLoss: (r) => losses.push(r), ...extra });
   const out = runStage(stage, chunks) as string[];
@@ -46,8 +46,18 @@ for (const [dir, to, framing] of PASSING) {
       const after = runStage(createOutputStage({ output: 'events' }), [text]) as UnifiedEvent[];
       t.ok(isDeepStrictEqual(noAt(after), noAt(before)), `${f.name}: the same events`);
       t.strictSame(losses, [], `${f.name}: no loss report`);
+      // named by the caller (the gateway does), its frames pass without being decoded: the same bytes
+      const named = transcode([f.bytes], to, { dialect: dialectOf(before), framing });
+      t.equal(named.text, text, `${f.name}: the same bytes when the dialect and framing are given`);
+      t.equal(transcode(fixedChunks(f.bytes, 7), to, { dialect: dialectOf(before), framing }).text, text, `${f.name}: and at 7-byte chunks`);
     }
   });
+}
+
+/** The dialect of a capture's first response (the one its frames pass as). */
+function dialectOf(events: UnifiedEvent[]): DialectName {
+  const start = events.find((e) => e.type === 'start');
+  return start?.type === 'start' && start.dialect !== undefined ? start.dialect : 'openai-chat';
 }
 
 t.test('the same output at every chunking (1-byte and 7-byte chunks)', async (t) => {
@@ -101,4 +111,13 @@ t.test('passThrough: false encodes a source already in the target wire, as encod
     'the pings reported lost (raw), nothing else',
   );
   t.throws(() => createOutputStage({ passThrough: false }), { name: 'OptionError' }, 'passThrough without to is refused');
+});
+
+t.test('a source named as the target wire that holds no response: answered in the target\'s error form, as when detected', async (t) => {
+  for (const input of ['<html>502 Bad Gateway</html>', '']) {
+    const named = transcode([Buffer.from(input)], 'anthropic-messages', { dialect: 'anthropic-messages', framing: 'sse' });
+    t.equal(named.text, transcode([Buffer.from(input)], 'anthropic-messages').text, JSON.stringify(input));
+  }
+  const named = transcode([Buffer.from('<html>502 Bad Gateway</html>')], 'anthropic-messages', { dialect: 'anthropic-messages', framing: 'sse' });
+  t.match(named.text, /event: error/, 'an error event');
 });

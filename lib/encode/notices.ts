@@ -1,8 +1,9 @@
 /**
  * Events no response wire has a place for: provider events with no unified
  * meaning (pings…), a realtime session's go_away / resumption, calls the
- * server cancelled. Every target (and the encoder, between responses)
- * reports them lost the same way.
+ * server cancelled, what the user said, transcript segments, provider
+ * notices. Every target (and the encoder, between responses) reports them
+ * lost the same way.
  */
 import type { DoneEvent, InputTranscriptEvent, NoticeEvent, RawEvent, SegmentEvent, SessionEvent, SteerEvent, ToolCallCancelEvent } from '../events.js';
 import type { TargetContext } from './target.js';

@@ -234,18 +234,24 @@ export function createGateway(config, options = {}) {
 
     const upstream = await new Promise((resolve, reject) => {
       const timer = setTimeout(() => controller.abort(new Refusal('timeout', `the upstream did not answer within ${config.connectTimeoutMs} ms (connect timeout)`)), config.connectTimeoutMs);
-      const up = requestUpstream(url, { method: 'POST', headers, agent, signal: controller.signal }, (response) => {
-        clearTimeout(timer);
-        resolve(response);
-      });
-      up.on('error', (err) => {
-        clearTimeout(timer);
-        const reason = controller.signal.reason;
-        if (reason instanceof Refusal) reject(reason);
-        else if (controller.signal.aborted) reject(new Refusal('upstream_error', 'the caller disconnected'));
-        else reject(new Refusal('upstream_error', `the upstream could not be reached (${err.code ?? 'error'})`));
-      });
-      up.end(payload);
+      const send = (retry) => {
+        const up = requestUpstream(url, { method: 'POST', headers, agent, signal: controller.signal }, (response) => {
+          clearTimeout(timer);
+          resolve(response);
+        });
+        up.on('error', (err) => {
+          // a kept-alive socket the upstream closed as this request went out (its idle timeout): the
+          // request never reached it, so it is sent once more on a new connection (as Node's docs advise)
+          if (retry && up.reusedSocket && err.code === 'ECONNRESET' && !controller.signal.aborted) return send(false);
+          clearTimeout(timer);
+          const reason = controller.signal.reason;
+          if (reason instanceof Refusal) reject(reason);
+          else if (controller.signal.aborted) reject(new Refusal('upstream_error', 'the caller disconnected'));
+          else reject(new Refusal('upstream_error', `the upstream could not be reached (${err.code ?? 'error'})`));
+        });
+        up.end(payload);
+      };
+      send(true);
     });
 
     if (upstream.statusCode < 200 || upstream.statusCode > 299) {

@@ -5,6 +5,7 @@ import { quickChunkings } from '../helpers/chunks.js';
 import { runChunks } from '../helpers/run.js';
 
 const expectedFraming: Record<string, string> = {
+  'claude-agent-sdk': 'json-array',
   'gemini-json-array': 'json-array',
   'gemini-live': 'json-values',
   'openai-realtime': 'json-values',

@@ -112,3 +112,21 @@ function editDistance(a: string, b: string): number {
   }
   return prev[b.length]!;
 }
+
+/** `type/subtype` and `;name=value` parameters (RFC 2045 tokens; a value may be quoted). */
+const MIME_TYPE = /^audio\/[\w!#$&^.+-]+(?:\s*;\s*[\w!#$&^.+-]+=(?:"[^"]*"|[\w!#$&^.+-]+))*\s*$/i;
+
+/**
+ * `audioFormat`: an audio MIME type (`audio/pcm;rate=24000`, `audio/PCMU`),
+ * or undefined when absent. Its `rate=` and `channels=` must be whole
+ * numbers above 0 when given: a WAV header is built from them.
+ */
+export function audioFormatOption(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const expected = "an audio MIME type such as 'audio/pcm;rate=24000'";
+  if (typeof value !== 'string' || !MIME_TYPE.test(value)) throw new OptionError('audioFormat', value, expected);
+  for (const m of value.matchAll(/;\s*(rate|channels)\s*=\s*"?([^";]*)"?/gi)) {
+    if (!/^\d{1,9}$/.test(m[2]!.trim()) || Number(m[2]) === 0) throw new OptionError('audioFormat', value, `${expected}, its ${m[1]!.toLowerCase()} a whole number above 0`);
+  }
+  return value.trim();
+}

@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UnifiedEvent } from '../lib/events.js';
-import { createAudioWriter, pcmFormat } from '../lib/cli/media-out.js';
+import { createAudioWriter, wavFormat } from '../lib/cli/media-out.js';
 import { runStage } from '../lib/stage.js';
 import { runCli } from './helpers/cli.js';
 import { repoRoot } from './helpers/corpus.js';
@@ -129,7 +129,6 @@ t.test('other codecs keep their own container and extension', async (t) => {
     ['audio/mpeg', 'mp3'],
     ['audio/ogg', 'ogg'],
     ['audio/wav', 'wav'],
-    ['audio/pcmu', 'ulaw'],
     [null, 'bin'],
   ];
   for (const [mime, ext] of cases) {
@@ -139,18 +138,22 @@ t.test('other codecs keep their own container and extension', async (t) => {
   }
 });
 
-t.test('pcmFormat: the rate= and channels= of a raw PCM MIME type, else 24000 Hz mono; never throws', async (t) => {
-  t.same(pcmFormat('audio/pcm'), { sampleRate: 24000, channels: 1 });
-  t.same(pcmFormat('audio/l16'), { sampleRate: 24000, channels: 1 });
-  t.same(pcmFormat('audio/pcm;rate=24000'), { sampleRate: 24000, channels: 1 });
-  t.same(pcmFormat('audio/L16;codec=pcm;rate=24000'), { sampleRate: 24000, channels: 1 });
-  t.same(pcmFormat('audio/L16; rate=8000; channels=2'), { sampleRate: 8000, channels: 2 });
+t.test('wavFormat: the rate= and channels= of a raw codec\'s MIME type, else its usual rate, mono; never throws', async (t) => {
+  const pcm = (sampleRate: number, channels = 1) => ({ tag: 1, bitsPerSample: 16, sampleRate, channels });
+  t.same(wavFormat('audio/pcm'), pcm(24000));
+  t.same(wavFormat('audio/l16'), pcm(24000));
+  t.same(wavFormat('audio/pcm;rate=24000'), pcm(24000));
+  t.same(wavFormat('audio/L16;codec=pcm;rate=24000'), pcm(24000));
+  t.same(wavFormat('audio/L16; rate=8000; channels=2'), pcm(8000, 2));
   for (const bad of ['audio/pcm;rate=', 'audio/pcm;rate=abc', 'audio/pcm;rate=0', 'audio/pcm;rate=-5', 'audio/pcm;rate=1e5', 'audio/pcm;rate=99999999999', 'audio/pcm;;=;rate']) {
-    t.same(pcmFormat(bad), { sampleRate: 24000, channels: 1 }, bad);
+    t.same(wavFormat(bad), pcm(24000), bad);
   }
-  t.equal(pcmFormat('audio/mpeg'), null);
-  t.equal(pcmFormat('audio/wav'), null, 'already a container');
-  t.equal(pcmFormat(null), null);
+  t.same(wavFormat('audio/PCMU'), { tag: 7, bitsPerSample: 8, sampleRate: 8000, channels: 1 }, 'G.711 at its 8 kHz');
+  t.same(wavFormat('audio/basic'), { tag: 7, bitsPerSample: 8, sampleRate: 8000, channels: 1 });
+  t.same(wavFormat('audio/pcma;rate=16000'), { tag: 6, bitsPerSample: 8, sampleRate: 16000, channels: 1 });
+  t.equal(wavFormat('audio/mpeg'), null);
+  t.equal(wavFormat('audio/wav'), null, 'already a container');
+  t.equal(wavFormat(null), null);
 });
 
 /** Runs the CLI with `--out final --audio-out` on a fixture; the finals and the files written. */

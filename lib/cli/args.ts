@@ -7,6 +7,8 @@ import { dialectNames } from '../dialects/registry.js';
 import { SEVERITY, type AnomalyCode, type Severity } from '../doctor/report.js';
 import { targetNames } from '../encode/registry.js';
 import type { TargetName } from '../encode/types.js';
+import { OptionError } from '../errors.js';
+import { audioFormatOption } from '../options.js';
 
 /** --loss-report: how --to tells what the target could not carry, on stderr. */
 export type LossReportMode = 'text' | 'json';
@@ -25,6 +27,8 @@ export interface CliOptions {
   quiet: boolean;
   progress: boolean | null;
   audioOut: string | null;
+  /** --audio-format: the MIME type of audio whose stream names none (the library's option audioFormat). */
+  audioFormat: string | null;
   /** --files-out: where generated files (images, inlineData parts) are written. */
   filesOut: string | null;
   /** --to: write this wire instead of JSON lines (transcoding). */
@@ -149,7 +153,7 @@ other inputs are still examined), 70 on an internal error (a worker that
 failed on an input, named on stderr). When several apply, the highest wins.`;
 
 /** Options of the stream modes that doctor does not take. */
-const RUN_ONLY = ['out', 'output', 'raw', 'positions', 'strict', 'progress', 'audio-out', 'files-out', 'to', 'loss-report', 'records', 'body-field', 'base64-field', 'path-field'] as const;
+const RUN_ONLY = ['out', 'output', 'raw', 'positions', 'strict', 'progress', 'audio-out', 'audio-format', 'files-out', 'to', 'loss-report', 'records', 'body-field', 'base64-field', 'path-field'] as const;
 
 const OUTS: CliOut[] = ['frames', 'events', 'final', 'text', 'rows', 'parquet'];
 
@@ -181,7 +185,13 @@ ${TO_HELP}
   --loss-report <f>   --to: what a response lost, on stderr as one line of
                       text (default) or json; --strict fails on it instead
   --audio-out <dir>   write each response's audio to <dir>, one file each
-                      (raw PCM as WAV, other codecs as they came)
+                      (raw PCM, mu-law and A-law as WAV, other codecs as
+                      they came)
+  --audio-format <mime>
+                      the type of audio whose stream names none (the codec
+                      was in the request): audio/pcm;rate=24000 (xAI TTS
+                      codec=pcm, OpenAI speech pcm), audio/PCMU;rate=8000
+                      (mulaw), audio/PCMA;rate=8000 (alaw)
   --files-out <dir>   write the files a response generates (images, inline
                       data) to <dir>, one file each
   --progress          force the progress bar on stderr (default: only on a
@@ -237,6 +247,7 @@ export function parseCli(argv: string[]): CliOptions {
         quiet: { type: 'boolean' },
         progress: { type: 'boolean' },
         'audio-out': { type: 'string' },
+        'audio-format': { type: 'string' },
         'files-out': { type: 'string' },
         to: { type: 'string' },
         'loss-report': { type: 'string' },
@@ -299,6 +310,7 @@ export function parseCli(argv: string[]): CliOptions {
     quiet: v.quiet ?? false,
     progress: v.progress ?? null,
     audioOut: v['audio-out'] ?? null,
+    audioFormat: audioFormatFlag(v['audio-format']),
     filesOut: v['files-out'] ?? null,
     to,
     lossReport,
@@ -310,6 +322,17 @@ export function parseCli(argv: string[]): CliOptions {
     jobsAuto: v.jobs === undefined,
     files: files.length === 0 ? ['-'] : files,
   };
+}
+
+/** --audio-format: checked as the library checks its option audioFormat. */
+function audioFormatFlag(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  try {
+    return audioFormatOption(value) ?? null;
+  } catch (err) {
+    if (!(err instanceof OptionError)) throw err;
+    throw new UsageError(`--audio-format takes an audio MIME type such as audio/pcm;rate=24000 (rate= and channels= whole numbers above 0), not '${value}'`);
+  }
 }
 
 /** --output: the file of --out parquet, which needs one; no other mode takes it (they write to stdout). */
@@ -367,6 +390,7 @@ function defaults(): CliOptions {
     quiet: false,
     progress: null,
     audioOut: null,
+    audioFormat: null,
     filesOut: null,
     to: null,
     lossReport: 'text',

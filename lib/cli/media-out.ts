@@ -8,9 +8,12 @@
  *   part) into one file each; partial previews are not written.
  * Names: `<prefix>-<response number>[-<response id>][-<file number>].<ext>`,
  * so the files of one input sort in stream order.
- * Raw PCM audio (`audio/pcm`, `audio/L16`) has no container a player could
+ * Raw audio (16-bit PCM `audio/pcm`, `audio/L16`; G.711 mu-law `audio/PCMU`,
+ * `audio/basic` and A-law `audio/PCMA`) has no container a player could
  * open, so it is written as a WAV file (see createAudioWriter); any other
  * codec is written as it came, in its own container (mp3, ogg, flac…).
+ * Audio whose stream names no type (xAI TTS's pcm/mulaw/alaw, OpenAI
+ * speech's pcm) is `.bin` unless the option audioFormat (`--audio-format`) names it.
  */
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,8 +23,6 @@ import type { Stage } from '../stage.js';
 const EXTENSIONS: Record<string, string> = {
   'audio/pcm': 'pcm',
   'audio/l16': 'pcm',
-  'audio/pcmu': 'ulaw',
-  'audio/pcma': 'alaw',
   'audio/wav': 'wav',
   'audio/x-wav': 'wav',
   'audio/mpeg': 'mp3',
@@ -31,8 +32,6 @@ const EXTENSIONS: Record<string, string> = {
   'audio/webm': 'webm',
   'audio/flac': 'flac',
   'audio/aac': 'aac',
-  'audio/g711_ulaw': 'ulaw',
-  'audio/g711_alaw': 'alaw',
   'image/png': 'png',
   'image/jpeg': 'jpg',
   'image/webp': 'webp',
@@ -61,22 +60,44 @@ function extensionOf(mimeType: string | null): string {
  * streams that send raw PCM without a `rate=` everywhere.
  */
 const DEFAULT_PCM_RATE = 24000;
+/** G.711 (mu-law, A-law) is sampled at 8 kHz (RFC 3551's PCMU/PCMA clock rate, RFC 2046's audio/basic). */
+const DEFAULT_G711_RATE = 8000;
 
-export interface PcmFormat {
+/** WAVE_FORMAT_PCM, WAVE_FORMAT_ALAW, WAVE_FORMAT_MULAW (mmreg.h). */
+export type WavFormatTag = 1 | 6 | 7;
+
+export interface WavFormat {
+  /** 1: 16-bit linear PCM; 6: 8-bit A-law; 7: 8-bit mu-law. */
+  tag: WavFormatTag;
+  bitsPerSample: 16 | 8;
   sampleRate: number;
   channels: number;
 }
 
+/** Raw codecs by MIME base type: their WAV format tag, sample size and usual rate. */
+const RAW_CODECS: Record<string, { tag: WavFormatTag; bits: 16 | 8; rate: number }> = {
+  'audio/pcm': { tag: 1, bits: 16, rate: DEFAULT_PCM_RATE },
+  'audio/l16': { tag: 1, bits: 16, rate: DEFAULT_PCM_RATE },
+  'audio/basic': { tag: 7, bits: 8, rate: DEFAULT_G711_RATE },
+  'audio/pcmu': { tag: 7, bits: 8, rate: DEFAULT_G711_RATE },
+  'audio/x-mulaw': { tag: 7, bits: 8, rate: DEFAULT_G711_RATE },
+  'audio/g711_ulaw': { tag: 7, bits: 8, rate: DEFAULT_G711_RATE },
+  'audio/pcma': { tag: 6, bits: 8, rate: DEFAULT_G711_RATE },
+  'audio/x-alaw': { tag: 6, bits: 8, rate: DEFAULT_G711_RATE },
+  'audio/g711_alaw': { tag: 6, bits: 8, rate: DEFAULT_G711_RATE },
+};
+
 /**
- * The WAV format of a raw PCM MIME type, or null for any other codec.
- * 16-bit samples, as every provider sends them. `rate=` and `channels=`
- * parameters (RFC 2586's for L16; Gemini's `audio/pcm;rate=24000`) are read
- * when they are positive integers, else 24000 Hz and mono.
+ * The WAV format of a raw codec's MIME type (16-bit PCM, mu-law, A-law), or
+ * null for any other codec (it has a container of its own). `rate=` and
+ * `channels=` parameters (RFC 2586's for L16; Gemini's `audio/pcm;rate=24000`)
+ * are read when they are positive integers, else the codec's usual rate
+ * (24 kHz for PCM, 8 kHz for G.711) and mono.
  */
-export function pcmFormat(mimeType: string | null): PcmFormat | null {
+export function wavFormat(mimeType: string | null): WavFormat | null {
   if (mimeType === null) return null;
-  const base = baseOf(mimeType);
-  if (base !== 'audio/pcm' && base !== 'audio/l16') return null;
+  const codec = RAW_CODECS[baseOf(mimeType)];
+  if (codec === undefined) return null;
   const params = new Map<string, string>();
   for (const part of mimeType.split(';').slice(1)) {
     const eq = part.indexOf('=');
@@ -88,38 +109,53 @@ export function pcmFormat(mimeType: string | null): PcmFormat | null {
     return n > 0 && n <= max ? n : null;
   };
   return {
+    tag: codec.tag,
+    bitsPerSample: codec.bits,
     // (the header's byte rate, rate × channels × 2, must fit its 32 bits)
-    sampleRate: positive(params.get('rate'), 100_000_000) ?? DEFAULT_PCM_RATE,
+    sampleRate: positive(params.get('rate'), 100_000_000) ?? codec.rate,
     channels: positive(params.get('channels'), 16) ?? 1,
   };
 }
 
-const WAV_HEADER_BYTES = 44;
 /** The largest size a RIFF field holds; a longer recording keeps this (players then read to the end of the file). */
 const MAX_RIFF_SIZE = 0xffffffff;
 
 /**
- * A canonical 44-byte WAV header: RIFF/WAVE, a 16-byte `fmt ` chunk of PCM
- * (format 1), 16 bits per sample, then the `data` chunk's header. The sizes
- * (RIFF at byte 4, data at byte 40) are those of `dataBytes`; the writer
- * streams, so it writes 0 first and patches both when the response ends.
+ * A WAV header: RIFF/WAVE, the `fmt ` chunk, then the `data` chunk's header.
+ * 16-bit PCM has the canonical 44-byte header (a 16-byte `fmt `). A-law and
+ * mu-law are not PCM, for which the format asks for the 18-byte `fmt ` (its
+ * cbSize 0) and a `fact` chunk with the number of samples: 58 bytes. The
+ * sizes (RIFF, fact, data) are those of `dataBytes`; the writer streams, so
+ * it writes the header for 0 bytes first and rewrites it when the response ends.
  */
-export function wavHeader(format: PcmFormat, dataBytes: number): Buffer {
-  const h = Buffer.alloc(WAV_HEADER_BYTES);
-  const blockAlign = format.channels * 2;
+export function wavHeader(format: WavFormat, dataBytes: number): Buffer {
+  const pcm = format.tag === 1;
+  const fmtSize = pcm ? 16 : 18;
+  const headerBytes = 12 + 8 + fmtSize + (pcm ? 0 : 12) + 8;
+  const h = Buffer.alloc(headerBytes);
+  const blockAlign = format.channels * (format.bitsPerSample / 8);
+  const size = (n: number): number => Math.min(MAX_RIFF_SIZE, n);
   h.write('RIFF', 0, 'latin1');
-  h.writeUInt32LE(Math.min(MAX_RIFF_SIZE, WAV_HEADER_BYTES - 8 + dataBytes + (dataBytes % 2)), 4);
+  h.writeUInt32LE(size(headerBytes - 8 + dataBytes + (dataBytes % 2)), 4);
   h.write('WAVE', 8, 'latin1');
   h.write('fmt ', 12, 'latin1');
-  h.writeUInt32LE(16, 16); // fmt chunk size
-  h.writeUInt16LE(1, 20); // WAVE_FORMAT_PCM
+  h.writeUInt32LE(fmtSize, 16);
+  h.writeUInt16LE(format.tag, 20);
   h.writeUInt16LE(format.channels, 22);
   h.writeUInt32LE(format.sampleRate, 24);
-  h.writeUInt32LE(Math.min(MAX_RIFF_SIZE, format.sampleRate * blockAlign), 28); // byte rate
+  h.writeUInt32LE(size(format.sampleRate * blockAlign), 28); // byte rate
   h.writeUInt16LE(blockAlign, 32);
-  h.writeUInt16LE(16, 34); // bits per sample
-  h.write('data', 36, 'latin1');
-  h.writeUInt32LE(Math.min(MAX_RIFF_SIZE, dataBytes), 40);
+  h.writeUInt16LE(format.bitsPerSample, 34);
+  let at = 36;
+  if (!pcm) {
+    h.writeUInt16LE(0, 36); // cbSize: no extra format bytes
+    h.write('fact', 38, 'latin1');
+    h.writeUInt32LE(4, 42);
+    h.writeUInt32LE(size(Math.floor(dataBytes / blockAlign)), 46); // samples per channel
+    at = 50;
+  }
+  h.write('data', at, 'latin1');
+  h.writeUInt32LE(size(dataBytes), at + 4);
   return h;
 }
 
@@ -156,9 +192,9 @@ class ResponseNames {
 
 /**
  * One file per response: its choice-0 audio deltas decoded and appended as
- * they come (a long session never sits in memory). Raw PCM becomes a WAV
- * file: a header with zero sizes first, both sizes rewritten in place when
- * the response ends. The samples are copied as received, little-endian as
+ * they come (a long session never sits in memory). Raw PCM, mu-law and
+ * A-law become a WAV file: a header with zero sizes first, rewritten in place
+ * when the response ends. The samples are copied as received, little-endian as
  * WAV wants: OpenAI's `pcm16` is documented as little-endian, and so is
  * Gemini's output ("raw 16-bit PCM audio at 24 kHz, little-endian", Google's
  * Live API docs) even though Gemini labels it `audio/L16`, which RFC 2586
@@ -170,7 +206,7 @@ export function createAudioWriter(dir: string, prefix: string): MediaWriter {
   const files: string[] = [];
   let fd: number | null = null;
   /** The open file's WAV format, null when it is written as it came. */
-  let wav: PcmFormat | null = null;
+  let wav: WavFormat | null = null;
   let dataBytes = 0;
 
   function close(): void {
@@ -178,9 +214,8 @@ export function createAudioWriter(dir: string, prefix: string): MediaWriter {
     if (wav !== null) {
       // RIFF chunks are word-aligned: an odd data chunk (a cut sample) is followed by a pad byte.
       if (dataBytes % 2 === 1) writeSync(fd, Buffer.alloc(1));
-      const sizes = wavHeader(wav, dataBytes);
-      writeSync(fd, sizes, 4, 4, 4); // RIFF size: the file less its first 8 bytes
-      writeSync(fd, sizes, 40, 4, 40); // data size: the decoded bytes
+      const header = wavHeader(wav, dataBytes);
+      writeSync(fd, header, 0, header.length, 0); // the sizes: RIFF (the file less 8 bytes), fact's samples, data (the decoded bytes)
     }
     closeSync(fd);
     fd = null;
@@ -194,7 +229,7 @@ export function createAudioWriter(dir: string, prefix: string): MediaWriter {
         names.start(ev.id);
       } else if (ev.type === 'audio_delta' && ev.choice === undefined) {
         if (fd === null) {
-          wav = pcmFormat(ev.mimeType);
+          wav = wavFormat(ev.mimeType);
           dataBytes = 0;
           const path = names.path(wav === null ? ev.mimeType : 'audio/wav');
           fd = openSync(path, 'w');

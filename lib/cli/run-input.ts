@@ -93,6 +93,7 @@ function makeStage(
     // --strict names where the error happened, so it always tracks positions.
     positions: opts.positions || opts.strict,
     strict: opts.strict,
+    ...(opts.audioFormat === null ? {} : { audioFormat: opts.audioFormat }),
   };
   const media = opts.audioOut !== null || opts.filesOut !== null;
   // transcoding: what a response could not carry is told on stderr where it ends (--strict: it stops the run)
@@ -291,6 +292,7 @@ export async function pumpRecords(source: Readable, opts: CliOptions, sink: Sink
     dialect: opts.dialect,
     framing: opts.framing,
     strict: opts.strict,
+    ...(opts.audioFormat === null ? {} : { audioFormat: opts.audioFormat }),
     bodyField: opts.bodyField,
     base64Field: opts.base64Field,
     pathField: opts.pathField,

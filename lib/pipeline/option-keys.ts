@@ -27,6 +27,7 @@ export const CREATE_STREAM_OPTIONS = optionKeys<CreateStreamOptions>()([
   'to',
   'onLoss',
   'passThrough',
+  'audioFormat',
   'strict',
   'signal',
   'fastPath',

@@ -59,10 +59,13 @@ export interface GuardedEventsStage extends GuardedStage<UnifiedEvent> {
 export function makeGuardedEventsStage(options: ResolvedStreamOptions, tap?: (frame: Frame) => void): GuardedEventsStage {
   const inner = makeEventsStage(options, tap);
   const strict = options.strict;
+  const audioFormat = options.audioFormat;
   let failed = false;
   let out: Emit<UnifiedEvent> = () => {};
   const check: Emit<UnifiedEvent> = (ev) => {
     if (strict && ev.type === 'error') throw errorFromEvent(ev);
+    // option audioFormat: the type of audio whose wire names none (the codec was in the request)
+    if (audioFormat !== undefined && ev.type === 'audio_delta' && ev.mimeType === null) ev.mimeType = audioFormat;
     try {
       out(ev);
     } catch (err) {

@@ -5,7 +5,7 @@
  */
 import type { FinalAccumulatorOptions, FinalResult } from '../accumulate/types.js';
 import type { UnifiedEvent } from '../events.js';
-import { booleanOption, choiceOption, knownOptions, optionsObject, signalOption } from '../options.js';
+import { audioFormatOption, booleanOption, choiceOption, knownOptions, optionsObject, signalOption } from '../options.js';
 import { OptionError } from '../errors.js';
 import type { LossReport, TargetName } from '../encode/types.js';
 import { resolveEventsOptions, type EventsStageOptions, type ResolvedEventsOptions } from './events-stage.js';
@@ -51,6 +51,14 @@ export interface CreateStreamOptions extends EventsStageOptions, FinalAccumulato
    * @defaultValue true
    */
   passThrough?: boolean;
+  /**
+   * The MIME type of audio whose stream names none (`audio_delta` events with
+   * `mimeType: null`): raw PCM, mu-law or A-law, whose codec and rate are only
+   * in the request (xAI TTS's `codec`/`sample_rate`, OpenAI speech's
+   * `response_format: "pcm"`). E.g. `'audio/pcm;rate=24000'`, `'audio/PCMU;rate=8000'`.
+   * Audio that names its type keeps it.
+   */
+  audioFormat?: string;
 }
 
 export type StreamOutput<M extends OutputMode> = M extends 'final' ? FinalResult : M extends 'text' ? string : UnifiedEvent;
@@ -66,6 +74,8 @@ export interface ResolvedStreamOptions extends ResolvedEventsOptions {
   readonly onLoss: ((report: LossReport) => void) | undefined;
   /** With `to`: a source already in the target wire passes as it came. */
   readonly passThrough: boolean;
+  /** Set on audio deltas that carry no MIME type. */
+  readonly audioFormat: string | undefined;
 }
 
 /**
@@ -98,6 +108,7 @@ export function resolveStreamOptions(
     to,
     onLoss: o.onLoss,
     passThrough: booleanOption('passThrough', o.passThrough, true),
+    audioFormat: audioFormatOption(o.audioFormat),
     output: output ?? choiceOption('output', o.output, OUTPUT_MODES, 'events'),
     strict: booleanOption('strict', o.strict, false),
     signal: signalOption(o.signal),

@@ -1,5 +1,6 @@
 /** Accumulators: unified events → text, tool arguments, usage, signatures and one final result per response. */
 export { createFinalAccumulator, type FinalAccumulator } from './final.js';
+export { serializeLanes } from './lanes.js';
 export { createTextAccumulator, type TextAccumulator, type TextBlockInfo, type TextBlockType } from './text.js';
 export { createPartialJson, type PartialJson } from './partial-json.js';
 export { createToolArgsAccumulator, parseArguments, type ToolArgsAccumulator, type ToolCallInfo } from './tool-args.js';

@@ -34,6 +34,7 @@ export type {
   SignatureEvent,
   SignatureKind,
   StartEvent,
+  SteerEvent,
   StopReason,
   TextDeltaEvent,
   ToolCallCancelEvent,
@@ -104,7 +105,7 @@ export { createDecoder, type DecoderOptions } from '../dialects/decoder.js';
 export { createMessageDecoder, type CaptureMode, type CaptureOptions, type MessageInput } from '../dialects/capture.js';
 export { createNormalizer, type Normalizer, type NormalizerOptions } from '../dialects/normalizer.js';
 export { detectDialect, dialectNames } from '../dialects/registry.js';
-export type { DialectContext, DialectDefinition, ResponseHandler } from '../dialects/types.js';
+export type { DialectContext, DialectDefinition, LaneRoute, LaneRouter, ResponseHandler } from '../dialects/types.js';
 export { createEventsStage, decodeAll, type EventsStageOptions } from '../pipeline/events-stage.js';
 export * from '../accumulate/index.js';
 

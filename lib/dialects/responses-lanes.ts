@@ -5,7 +5,8 @@
  * `response.create` that started the response gave one; up to 32 lanes on a
  * connection). Events without it take the unlaned path: without
  * multiplexing the server runs one response at a time on a socket, so they
- * come one after another. The multi-agent beta's `agent` tag is stamped on
+ * come one after another; in a two-way capture that shows responses
+ * overlapping anyway, responses-by-id.ts lanes them by response id. The multi-agent beta's `agent` tag is stamped on
  * the events of the payload that carries it.
  *
  * A capture's client messages are remembered so that the server's answers
@@ -18,6 +19,7 @@
 import type { Json, JsonObject } from '../events.js';
 import { obj, str } from './helpers.js';
 import type { LaneRoute, LaneRouter } from './types.js';
+import { ResponsesById } from './responses-by-id.js';
 
 /** The `agent` tag: a name, or an object naming one (`name`, else `id`). */
 function agentOf(tag: Json | undefined): string | undefined {
@@ -43,6 +45,8 @@ export function responsesLanes(): LaneRouter {
   const injects = new Map<string, JsonObject[]>();
   /** Steers already answered once (accepted, then pending or failed later), by steer id. */
   const bySteerId = new Map<string, JsonObject>();
+  /** Set at the first client message: the input is a two-way capture, where responses without stream_id are laned by id when they overlap. */
+  let byId: ResponsesById | null = null;
 
   function queue(map: Map<string, JsonObject[]>, key: string | undefined, message: JsonObject): void {
     if (key === undefined) return;
@@ -64,11 +68,13 @@ export function responsesLanes(): LaneRouter {
       const payload = send ? clientMessage(record) : record;
       if (payload === undefined) return null;
       if (send) {
+        byId ??= new ResponsesById();
         const type = payload['type'];
         if (type === 'response.steer') queue(steers, str(payload['previous_response_id']), payload);
         else if (type === 'response.inject') queue(injects, str(payload['response_id']), payload);
       }
-      const lane = payload['stream_id'];
+      let lane = payload['stream_id'];
+      if (typeof lane !== 'string' && byId !== null && !send) lane = byId.lane(payload) ?? undefined;
       const tag = payload['agent'];
       if (typeof lane !== 'string' && tag === undefined) return null;
       const route: LaneRoute = {};

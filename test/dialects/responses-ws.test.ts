@@ -302,3 +302,17 @@ t.test('doctor names each laned response\'s lane and agent', (tt) => {
   tt.match(formatReport(report, { color: false }), /response 1: id resp_sub, lane research, agent researcher, model gpt-6/);
   tt.end();
 });
+
+t.test('a two-way capture without stream_id whose responses overlap: the later one laned by its response id', (tt) => {
+  const { events, finals } = read(tt, 'overlap-no-stream-id.ws.jsonl');
+  lanesWellFormed(tt, events);
+  tt.same(finals.map(brief), [
+    { streamId: undefined, agent: undefined, id: 'resp_ov_a', text: 'Overlap one.', reasoning: '', calls: [], stop: 'end/completed', errors: [], total: 13 },
+    { streamId: 'resp_ov_b', agent: undefined, id: 'resp_ov_b', text: '', reasoning: '', calls: ['lookup({"q":"tides"})'], stop: 'tool_use/completed', errors: [], total: 15 },
+  ], 'the response that began alone stays unlaned; its new item and the other\'s told apart by sequence_number, then by item id');
+  // the same server events without the client's messages: not a capture, so a response.created while one is open cuts it off, as ever
+  const serverOnly = fixture('overlap-no-stream-id.ws.jsonl').toString('utf8').split('\n').filter((l) => l.startsWith('{"dir":"recv"')).map((l) => (JSON.parse(l) as { data: string }).data);
+  const cut = finalsOf(decodeEvents(serverOnly.join('\n') + '\n'));
+  tt.same(cut.map((f) => [f.streamId, f.id, f.stopReason, f.errors.map((e) => e.code)]).slice(0, 1), [[undefined, 'resp_ov_a', 'error', ['incomplete_stream']]]);
+  tt.end();
+});

@@ -209,17 +209,24 @@ t.test('unknown dialect', async (t) => {
 // conversation.item.input_audio_transcription.delta / completed), which the
 // realtime dialect keeps as raw.
 t.test('a stream the dialect reads nothing of (every payload raw): no_unified_events, a warning, never ok', async (t) => {
-  const buf = bytesOf('realtime-transcription-session.jsonl');
-  const r = await run(['doctor', fx('realtime-transcription-session.jsonl')]);
+  // A Realtime transcription session before any transcription came: session and input buffer events only.
+  const buf = Buffer.from(bytesOf('realtime-transcription-session.jsonl').toString('utf8').split('\n').slice(0, 4).join('\n') + '\n');
+  const r = await run(['doctor', '-'], buf);
   t.equal(r.code, 0, 'a warning: the stream is not broken');
   t.match(r.stdout, 'dialect openai-realtime, 0 responses\n');
-  t.match(r.stdout, '  outside responses: raw 7\n');
+  t.match(r.stdout, '  outside responses: raw 4\n');
   t.match(r.stdout, `  warning no_unified_events at byte ${buf.length} (end of input): every payload was raw: the dialect reads nothing of this stream\n`);
   t.match(r.stdout, '  result: 0 errors, 1 warning\n');
   t.notMatch(r.stdout, 'result: ok');
-  const json = await run(['doctor', '--json', fx('realtime-transcription-session.jsonl')]);
+  const json = await run(['doctor', '--json', '-'], buf);
   const parsed = JSON.parse(json.stdout) as JsonReport;
   t.same(parsed.anomalies.map((a) => [a.code, a.severity]), [['no_unified_events', 'warning']]);
+
+  // The whole session used to be such a stream: its transcribed audio part is now a response, read, and ok.
+  const session = await run(['doctor', fx('realtime-transcription-session.jsonl')]);
+  t.match(session.stdout, 'dialect openai-realtime, 1 response');
+  t.match(session.stdout, 'events: start 1, input_transcript 2, done 1');
+  t.match(session.stdout, '  result: ok\n');
 
   // fixtures/doctor/realtime-translation.jsonl (hand-written from the spec's
   // shapes, shared/spec/next-wire.md A1) used to be such a stream: a

@@ -13,6 +13,36 @@
  * said is `input_transcript`, the translation's transcript `text_delta`
  * (`transcript: true`), its audio `audio_delta` whose MIME type carries the
  * delta's `sample_rate` and `channels` (`format: "pcm16"` → `audio/pcm`).
+ *
+ * A conversation's input audio transcription (the user's speech, run by a
+ * separate ASR model alongside the responses, so its events fall before,
+ * inside or after a response: openai-node `ConversationItemInputAudio
+ * Transcription{Delta,Completed,Failed}Event`) is `input_transcript`, as a
+ * translation session's:
+ * - `conversation.item.input_audio_transcription.delta {item_id,
+ *   content_index, delta}` → `input_transcript` with the delta (the first
+ *   one of a part without the space the ASR puts before its first word,
+ *   which the completed transcript does not have);
+ * - `.completed {transcript, usage, logprobs?}`: the transcript is
+ *   authoritative. Deltas that already said it (give or take spaces at
+ *   either end) add nothing;
+ *   without deltas, or with deltas that stopped short, the rest is one more
+ *   `input_transcript`; deltas that say something else cannot be taken back:
+ *   a non-terminal `transcript_mismatch` error whose raw is the payload (as
+ *   openai-transcription does). Its `usage` (the ASR's, billed apart from
+ *   the response's tokens) and logprobs stay in a `raw` of the payload less
+ *   the transcript;
+ * - `.failed {error}` → a non-terminal `error` (the error's code, else
+ *   `transcription_failed`): the session goes on;
+ * - `.segment {id, start, end, speaker, text}` (diarized input) stays `raw`:
+ *   the unified `segment` is a piece of the response's own transcript, and
+ *   its text came as deltas already.
+ * In a conversation these events open no response (the final accumulator
+ * carries them into the next one). A transcription session (`session.type:
+ * "transcription"`) has no responses at all: there each transcribed audio
+ * part is a response of its own (start id its `item_id`), opened by its
+ * first event and closed by `.completed` (`done` `end`) or `.failed` (`done`
+ * `error`), so each utterance makes a final with its `inputTranscript`.
  */
 import type { Json, JsonObject, StopReason, UsageEvent } from '../events.js';
 import { isSendRecord } from './capture.js';
@@ -33,6 +63,10 @@ interface RealtimeSession {
   /** The session's own id and, for a translation session, its output language. */
   id: string | null;
   outputLanguage: string | null;
+  /** Input transcription deltas said so far, by `item_id:content_index` (dropped when completed or failed). */
+  heard: Map<string, string>;
+  /** A transcription session (`session.type: "transcription"`): each transcribed audio part is a response. */
+  transcription: boolean;
 }
 
 const sessions = new WeakMap<DialectContext, RealtimeSession>();
@@ -40,7 +74,7 @@ const sessions = new WeakMap<DialectContext, RealtimeSession>();
 function sessionOf(ctx: DialectContext): RealtimeSession {
   let s = sessions.get(ctx);
   if (s === undefined) {
-    s = { model: null, audioMime: null, closedId: null, id: null, outputLanguage: null };
+    s = { model: null, audioMime: null, closedId: null, id: null, outputLanguage: null, heard: new Map(), transcription: false };
     sessions.set(ctx, s);
   }
   return s;
@@ -111,6 +145,12 @@ class RealtimeResponse implements ResponseHandler {
         return this.onTranslation(payload, type);
       case 'session.closed':
         return this.onClosed(payload);
+      case 'conversation.item.input_audio_transcription.delta':
+        return this.onInputDelta(payload);
+      case 'conversation.item.input_audio_transcription.completed':
+        return this.onInputCompleted(payload);
+      case 'conversation.item.input_audio_transcription.failed':
+        return this.onInputFailed(payload);
       default:
         if (type !== undefined && type.startsWith('response.')) return this.onResponseEvent(payload, type);
         return this.raw(payload);
@@ -140,6 +180,11 @@ class RealtimeResponse implements ResponseHandler {
       if (id !== undefined) this.session.id = id;
       const language = str(obj(obj(s['audio'])?.['output'])?.['language']);
       if (language !== undefined) this.session.outputLanguage = language;
+      const kind = str(s['type']);
+      if (kind !== undefined) this.session.transcription = kind === 'transcription';
+      // A transcription session's model is its ASR's.
+      const asr = str(obj(obj(obj(s['audio'])?.['input'])?.['transcription'])?.['model']);
+      if (kind === 'transcription' && model === undefined && asr !== undefined) this.session.model = asr;
     }
     if (type === 'session.created' && this.isStarted) {
       // A new connection while a response was streaming: the old one was cut off.
@@ -217,6 +262,69 @@ class RealtimeResponse implements ResponseHandler {
     if (type === 'session.input_transcript.delta') return this.ctx.emit({ type: 'input_transcript', text: delta });
     if (type === 'session.output_transcript.delta') return this.ctx.emit({ type: 'text_delta', index: 0, text: delta, transcript: true });
     this.ctx.emit({ type: 'audio_delta', index: 0, mimeType: translationAudioMime(payload), data: delta });
+  }
+
+  /** The transcription of one input audio part (see the file's comment): outside or inside whatever response is open. */
+  private onInputDelta(payload: JsonObject): void {
+    const key = inputKey(payload);
+    const heard = this.session.heard.get(key) ?? '';
+    let delta = str(payload['delta']);
+    // The ASR starts its first word with a space that the completed transcript does not have.
+    if (heard === '') delta = delta?.trimStart();
+    if (delta === undefined || delta === '') return this.raw(payload);
+    this.openUtterance(payload);
+    this.session.heard.set(key, heard + delta);
+    this.ctx.emit({ type: 'input_transcript', text: delta });
+  }
+
+  /** A transcription session: the audio part's first event opens its response. */
+  private openUtterance(payload: JsonObject): void {
+    if (this.session.transcription && !this.isStarted) this.begin(str(payload['item_id']) ?? null, undefined);
+  }
+
+  /** A transcription session: the audio part's last event closes its response. */
+  private closeUtterance(stop: StopReason): void {
+    if (!this.session.transcription || !this.isStarted) return;
+    this.session.closedId = this.id;
+    this.ctx.emit(doneEvent(stop, null));
+  }
+
+  private onInputCompleted(payload: JsonObject): void {
+    const transcript = str(payload['transcript']);
+    if (transcript === undefined) return this.raw(payload);
+    const key = inputKey(payload);
+    const heard = this.session.heard.get(key) ?? '';
+    this.session.heard.delete(key);
+    this.openUtterance(payload);
+    const { transcript: _text, ...rest } = payload;
+    if (Object.keys(rest).some((k) => !INPUT_IDS.has(k))) this.raw(rest);
+    this.reconcile(transcript, heard, payload);
+    this.closeUtterance('end');
+  }
+
+  /** The completed transcript against the deltas that came (see the file's comment). */
+  private reconcile(transcript: string, heard: string, payload: JsonObject): void {
+    if (transcript === heard || transcript.trim() === heard.trim()) return;
+    // The deltas stopped short (or there were none): the rest.
+    if (transcript.startsWith(heard)) return this.ctx.emit({ type: 'input_transcript', text: transcript.slice(heard.length) });
+    this.ctx.emit(
+      errorEvent(
+        'transcript_mismatch',
+        `input_audio_transcription.completed's transcript (${transcript.length} characters) differs from its deltas' (${heard.length} characters): the input transcript keeps the deltas' text, the completed one is in this error's raw`,
+        false,
+        payload,
+      ),
+    );
+  }
+
+  /** A failed transcription is about one item: the session (and any response) goes on. */
+  private onInputFailed(payload: JsonObject): void {
+    this.session.heard.delete(inputKey(payload));
+    this.openUtterance(payload);
+    const err = obj(payload['error']);
+    const code = str(err?.['code']) || str(err?.['type']) || 'transcription_failed';
+    this.ctx.emit(errorEvent(code, str(err?.['message']) || 'the input audio transcription failed', false, payload));
+    this.closeUtterance('error');
   }
 
   /** `session.closed`: the end of a translation session (of any session: a response still open was cut off). */
@@ -355,6 +463,14 @@ class RealtimeResponse implements ResponseHandler {
     call.done = true;
     this.ctx.emit({ type: 'tool_call_done', index: call.index, id: call.id, name: call.name, arguments: text });
   }
+}
+
+/** The fields of an input transcription event that only say which one it is. */
+const INPUT_IDS = new Set(['type', 'event_id', 'item_id', 'content_index']);
+
+/** The audio part an input transcription event is about. */
+function inputKey(payload: JsonObject): string {
+  return `${str(payload['item_id']) ?? ''}:${num(payload['content_index']) ?? 0}`;
 }
 
 /** `{format: "pcm16", sample_rate: 24000, channels: 1}` → `audio/pcm;rate=24000` (channels only when not 1). */

@@ -60,7 +60,8 @@ const expected: Record<string, Json[]> = {
     'raw:input_audio_buffer.speech_stopped',
     'raw:input_audio_buffer.committed',
     start('resp_A2'),
-    'raw:conversation.item.input_audio_transcription.delta',
+    // the user's speech: its first delta without the ASR's leading space
+    { type: 'input_transcript', text: 'Hello' },
     'raw:response.output_item.added',
     'raw:response.content_part.added',
     tr('Hello'),
@@ -68,6 +69,7 @@ const expected: Record<string, Json[]> = {
     { type: 'audio_delta', index: 0, mimeType: 'audio/pcmu', data: A1 },
     tr(' to you.'),
     { type: 'audio_delta', index: 0, mimeType: 'audio/pcmu', data: A2 },
+    // the completed transcript ("Hello") is what the delta said: only its usage is left, as raw
     'raw:conversation.item.input_audio_transcription.completed',
     'raw:response.output_audio.done',
     'raw:response.output_audio_transcript.done',
@@ -75,6 +77,34 @@ const expected: Record<string, Json[]> = {
     { type: 'usage', inputTokens: 30, outputTokens: 60, totalTokens: 90, reasoningTokens: null, cachedInputTokens: 0 },
     done('end'),
     'raw:output_audio_buffer.stopped',
+  ],
+  // hand-written (input-transcription.md): the user's speech, transcribed alongside the responses
+  'input-transcription': [
+    'raw:session.created',
+    'raw:input_audio_buffer.committed',
+    { type: 'input_transcript', text: "What's" }, // before any response: carried into the next final
+    start('resp_T1'),
+    { type: 'input_transcript', text: ' the' },
+    td('Noon.'),
+    'raw:conversation.item.input_audio_transcription.completed', // its usage (the ASR's), without the transcript
+    { type: 'input_transcript', text: ' time?' }, // the deltas stopped short: the completed transcript's rest
+    { type: 'usage', inputTokens: 20, outputTokens: 10, totalTokens: 30, reasoningTokens: null, cachedInputTokens: null },
+    done('end'),
+    { type: 'input_transcript', text: 'Thanks.' }, // completed with no deltas: all of it
+    { type: 'error', code: 'audio_unintelligible', message: 'Audio is unintelligible.', terminal: false },
+    'raw:conversation.item.input_audio_transcription.segment',
+    { type: 'input_transcript', text: 'Bye now.' },
+    {
+      type: 'error',
+      code: 'transcript_mismatch',
+      message:
+        "input_audio_transcription.completed's transcript (12 characters) differs from its deltas' (8 characters): the input transcript keeps the deltas' text, the completed one is in this error's raw",
+      terminal: false,
+    },
+    start('resp_T2'),
+    td('Bye!'),
+    { type: 'usage', inputTokens: 10, outputTokens: 4, totalTokens: 14, reasoningTokens: null, cachedInputTokens: null },
+    done('end'),
   ],
   'tool-call': [
     'raw:session.created',
@@ -260,8 +290,18 @@ const corpusChecks: Record<string, CorpusCheck> = {
       tt.equal(texts(evs, (e) => e.transcript === true), 'Hello, Marcelo! Great to meet you. How can I help you today?');
       tt.equal(count(evs, 'audio_delta'), 27);
       tt.match(evs.find((e) => e.type === 'audio_delta'), { mimeType: 'audio/pcm;rate=24000', index: 0 });
-      const inputTranscripts = evs.filter((e) => e.type === 'raw' && label(e.event).startsWith('conversation.item.input_audio_transcription'));
-      tt.equal(inputTranscripts.length, 8, 'input transcription stays raw');
+      // the user's speech: 7 deltas, the completed transcript agreeing (its usage raw, no more text)
+      tt.equal(count(evs, 'input_transcript'), 7);
+      tt.equal(evs.filter((e) => e.type === 'input_transcript').map((e) => e.text).join(''), 'Hello, my name is Marcelo.');
+      const left = evs.filter((e) => e.type === 'raw' && label(e.event).startsWith('conversation.item.input_audio_transcription'));
+      tt.equal(left.length, 1);
+      tt.same((left[0] as Extract<Ev, { type: 'raw' }>).event, {
+        type: 'conversation.item.input_audio_transcription.completed',
+        event_id: 'event_E6U0yPHRaSGaFrbW4UkbV',
+        item_id: 'item_E6U0xpLmn5e80rVGpEeKv',
+        content_index: 0,
+        usage: { type: 'duration', seconds: 3 },
+      }, 'the ASR usage kept, the transcript not repeated');
       tt.same(evs.filter((e) => e.type === 'usage').map(brief), [usage(41, 164)]);
       tt.same(evs.at(-1), done('end'));
     },
@@ -437,5 +477,79 @@ t.test('translation session edge cases: stereo audio, empty deltas, session.clos
     { type: 'error', code: 'incomplete_stream', message: "the session closed before the response's response.done", terminal: true },
     { type: 'done', stopReason: 'error', providerReason: null },
   ]);
+  tt.end();
+});
+
+/** The finals of a whole input (final mode of the fused stage). */
+const finalsOf = (bytes: Buffer | string): FinalResult[] =>
+  runStage(createOutputStage({ output: 'final' }), [typeof bytes === 'string' ? Buffer.from(bytes) : bytes]) as FinalResult[];
+
+t.test('input audio transcription: the finals\' inputTranscript, the completed transcript in the mismatch error', (tt) => {
+  const fs = finalsOf(fixture('openai-realtime/input-transcription.jsonl'));
+  tt.same(
+    fs.map((f) => [f.id, f.text, f.inputTranscript, f.errors.map((e) => e.code)]),
+    [
+      ['resp_T1', 'Noon.', "What's the time?", []],
+      // what came between the responses is carried into the next final: its errors too
+      ['resp_T2', 'Bye!', 'Thanks.Bye now.', ['audio_unintelligible', 'transcript_mismatch']],
+    ],
+  );
+  const mismatch = run(fixture('openai-realtime/input-transcription.jsonl')).find((e) => e.type === 'error' && e.code === 'transcript_mismatch');
+  tt.match(mismatch, { raw: { transcript: 'Goodbye now.', item_id: 'item_D' } }, 'the completed payload, whole');
+  // the pydantic-ai captures: each turn's final has the user's words exactly as completed (no ASR leading space, nothing twice)
+  for (const name of ['pydantic-ai--three-vad-turns-rate-limits.ws.jsonl', 'pydantic-ai--audio-in-server-vad.ws.jsonl']) {
+    const turns = finalsOf(corpusFile(`openai-realtime/${name}`));
+    tt.ok(turns.length > 0);
+    tt.ok(turns.every((f) => f.inputTranscript === 'Hello, my name is Marcelo.' && f.errors.length === 0), name);
+  }
+  tt.end();
+});
+
+t.test('a transcription session (session.type "transcription"): each transcribed audio part is a response and a final', (tt) => {
+  const session = [
+    '{"type":"session.created","event_id":"e1","session":{"id":"sess_X","type":"transcription","audio":{"input":{"transcription":{"model":"gpt-4o-transcribe"}}}}}',
+    '{"type":"conversation.item.input_audio_transcription.delta","event_id":"e2","item_id":"item_1","content_index":0,"delta":" Good"}',
+    '{"type":"conversation.item.input_audio_transcription.delta","event_id":"e3","item_id":"item_1","content_index":0,"delta":" morning"}',
+    '{"type":"conversation.item.input_audio_transcription.completed","event_id":"e4","item_id":"item_1","content_index":0,"transcript":"Good morning.","usage":{"type":"duration","seconds":2}}',
+    '{"type":"input_audio_buffer.committed","event_id":"e5","item_id":"item_2"}',
+    '{"type":"conversation.item.input_audio_transcription.failed","event_id":"e6","item_id":"item_2","content_index":0,"error":{"type":"transcription_error","message":"Audio too short."}}',
+    '{"type":"conversation.item.input_audio_transcription.completed","event_id":"e7","item_id":"item_3","content_index":0,"transcript":"Bye."}',
+  ].join('\n');
+  const evs = stable(tt, Buffer.from(session));
+  const asr = (id: string) => ({ type: 'start', id, model: 'gpt-4o-transcribe', dialect: 'openai-realtime' });
+  tt.same(evs.map(brief), [
+    'raw:session.created',
+    asr('item_1'),
+    { type: 'input_transcript', text: 'Good' },
+    { type: 'input_transcript', text: ' morning' },
+    'raw:conversation.item.input_audio_transcription.completed',
+    { type: 'input_transcript', text: '.' },
+    { type: 'done', stopReason: 'end', providerReason: null },
+    'raw:input_audio_buffer.committed',
+    asr('item_2'),
+    { type: 'error', code: 'transcription_error', message: 'Audio too short.', terminal: false },
+    { type: 'done', stopReason: 'error', providerReason: null },
+    asr('item_3'),
+    { type: 'input_transcript', text: 'Bye.' },
+    { type: 'done', stopReason: 'end', providerReason: null },
+  ]);
+  tt.same(
+    finalsOf(session).map((f) => [f.id, f.model, f.inputTranscript, f.stopReason, f.text]),
+    [
+      ['item_1', 'gpt-4o-transcribe', 'Good morning.', 'end', ''],
+      ['item_2', 'gpt-4o-transcribe', undefined, 'error', ''],
+      ['item_3', 'gpt-4o-transcribe', 'Bye.', 'end', ''],
+    ],
+  );
+  // empty deltas, a completed with no transcript: raw, nothing opened
+  tt.same(
+    run(
+      [
+        '{"type":"conversation.item.input_audio_transcription.delta","event_id":"e1","item_id":"i","content_index":0,"delta":" "}',
+        '{"type":"conversation.item.input_audio_transcription.completed","event_id":"e2","item_id":"i","content_index":0}',
+      ].join('\n'),
+    ).map(brief),
+    ['raw:conversation.item.input_audio_transcription.delta', 'raw:conversation.item.input_audio_transcription.completed'],
+  );
   tt.end();
 });

@@ -11,6 +11,9 @@
  * once. A lane's `done` closes that lane alone; at the end of the input every
  * open lane is cut off on its own (docs/lanes.md). The template fast path is
  * off while any lane is open.
+ *
+ * The fused pipeline's template path (lib/fast/text-normalizer.ts) wraps this
+ * normalizer: it hears from it through NormalizerHooks, its own parameter.
  */
 import { functionOption, optionsObject } from '../options.js';
 import { LimitExceededError, OptionError } from '../errors.js';
@@ -18,12 +21,9 @@ import type { DialectName, DialectOption, Json, JsonObject, Position, ProviderEv
 import type { Emit, Stage } from '../stage.js';
 import { doneEvent, errorEvent, isObject, providerError } from './helpers.js';
 import { detectDialect, dialectNames, dialects, familyOf, isCatchAll, isDialectName } from './registry.js';
-import type { DialectContext, LaneRoute, LaneRouter, RawTextSink, ResponseHandler, TextSink } from './types.js';
+import type { DialectContext, LaneRoute, LaneRouter, ResponseHandler } from './types.js';
 import { createResponseLimits, type DialectLimitOptions, type ResponseLimits } from './limits.js';
 import { resolveLimits, type Limits } from '../limits.js';
-import { TemplateStore, type TemplateMatch } from '../fast/template.js';
-import { EventTemplateStore } from '../fast/event-template.js';
-import { fastOf, type FastContext, type FastDialect } from '../fast/registry.js';
 import type { Unframed } from '../framing/sse.js';
 
 export interface NormalizerOptions extends DialectLimitOptions {
@@ -65,39 +65,32 @@ export interface Normalizer extends Stage<ProviderEvent, UnifiedEvent> {
   abandon(emit: Emit<UnifiedEvent>): void;
 }
 
-/** The normalizer of the fused pipeline: also takes frame texts before they are parsed. */
-export interface TextNormalizer extends Normalizer {
-  /**
-   * Offers frame `n`'s text to the open response's templates (see
-   * lib/fast/template.ts). True when the payload was fully handled; false when
-   * the frame must be decoded and pushed as usual (its parsed payload then
-   * teaches the templates).
-   */
-  pushText(text: string, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): boolean;
-  /**
-   * Fused final mode: where template-recognised text deltas go instead of
-   * events (null: events), and the sink taking them as wire bytes, if any
-   * (SSE chunks are then read for it, see EventTemplateStore.rawText).
-   */
-  setTextSink(sink: TextSink | null, raw?: RawTextSink | null): void;
-  /** True when an open response could take whole SSE events (see lib/fast/event-template.ts). */
-  takesEvents(): boolean;
-  /**
-   * Offers the SSE event starting at `buf[pos]` to the open response as frame
-   * `n`. Returns the event's end when it was fully handled, else -1 (nothing
-   * happened: the framer reads the event as usual).
-   */
-  pushEvent(buf: Uint8Array, pos: number, limit: number, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): number;
-  /** A new input chunk (possibly a refilled Buffer) is about to be read. */
-  newChunk(): void;
-  /**
-   * Right after `pushText` handled a frame named `event`: its block was
-   * buf[start, end) with the payload at [dataStart, dataEnd), all plain; learn
-   * it as an event template (the block's bytes hold `event`'s line already).
-   */
-  learnEvent(event: string, buf: Uint8Array, start: number, dataStart: number, dataEnd: number, end: number): void;
+/**
+ * Internal hooks of the fused pipeline's template path (lib/fast/text-normalizer.ts),
+ * passed in their own parameter, never in the options: what the templates of
+ * the open response need to hear. Called in the steps below; they emit nothing.
+ */
+export interface NormalizerHooks {
+  /** A response (not on a lane) of `dialect` opened. */
+  opened(dialect: DialectName): void;
+  /** That response's handler took `payload` (a parsed one). */
+  handled(payload: JsonObject): void;
+  /** The input switched to another dialect between responses. */
+  switched(): void;
+}
+
+/** The normalizer as the pipeline and its template path use it. */
+export interface NormalizerCore extends Normalizer {
   /** The SSE input ended without an event but with lines that are not SSE fields: a terminal not_a_stream error, then done(error). */
   unframed(report: Unframed, emit: Emit<UnifiedEvent>): void;
+  /** The handler of the open response while a payload may bypass `push` (none while a lane is open), else null. */
+  openResponse(): ResponseHandler | null;
+  /**
+   * Before a payload of frame `n` at `at`, recognised without parsing, goes
+   * straight to openResponse(): the handler's events are stamped and checked
+   * as usual and go to `emit`.
+   */
+  enter(emit: Emit<UnifiedEvent>, at: Position | undefined, n: number): void;
 }
 
 /** The normalizer's options, checked once. */
@@ -127,8 +120,8 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
   return makeNormalizer(resolveNormalizerOptions(options));
 }
 
-/** The normalizer from options already resolved, with the fused pipeline's text path (see TextNormalizer). */
-export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormalizer {
+/** The normalizer from options already resolved; `hooks`: see NormalizerHooks. */
+export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: NormalizerHooks | null = null): NormalizerCore {
   const requested = options.dialect;
   if (requested !== 'auto') options.onDialect?.(requested);
   let handler: ResponseHandler | null = null;
@@ -137,24 +130,14 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
   const lanes = new Map<string, Lane>();
   /** The agent tag of the unlaned payload being handled (from the router). */
   let agent: string | undefined;
-  /** The fast path of the dialect of `handler` (set with it), if it has one. */
-  let fast: FastDialect | null = null;
   let out: Emit<UnifiedEvent> = () => {};
   const undetected: ProviderEvent[] = [];
   let reportedUtf8 = false;
-  /** Templates of the current dialect; the text of the frame being parsed after they missed it. */
-  const templates = new TemplateStore();
-  const events = new EventTemplateStore();
-  let missed: string | null = null;
-  let textSink: TextSink | null = null;
-  let rawSink: RawTextSink | null = null;
-  /** The sink, while a template match is being handled (the only time ctx.takeText may use it). */
-  let sink: TextSink | null = null;
 
   const limits = createResponseLimits(options.limits);
   // Plain data fields here and on the normalizer, never getters: V8 keeps an object literal with
-  // an accessor in dictionary mode, and every property read on it (a call of ctx.takeText per delta,
-  // of pushEvent per event) becomes a hash lookup through the generic inline cache.
+  // an accessor in dictionary mode, and every property read on it (a call of ctx.emit per event,
+  // of openResponse per frame) becomes a hash lookup through the generic inline cache.
   const ctx = {
     at: undefined as Position | undefined,
     frame: 0,
@@ -176,18 +159,9 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
       }
       out(ev);
     },
-    takeText(reasoning: boolean, index: number, contentIndex: number, m: TemplateMatch, f: number): boolean {
-      if (sink === null) return false;
-      if (rawSink !== null) {
-        const raw = m.raw(f);
-        if (raw !== undefined && rawSink(reasoning, index, contentIndex, raw)) return true;
-      }
-      return sink(reasoning, index, contentIndex, m.str(f)!);
-    },
-  } satisfies DialectContext & FastContext;
+  } satisfies DialectContext;
 
   function handle(pe: ProviderEvent): void {
-    if (missed !== null && pe.kind !== 'json') missed = null;
     ctx.at = pe.at;
     ctx.frame = pe.frame;
     agent = undefined;
@@ -236,7 +210,6 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
 
   /** A payload of lane `key`: its handler (a new one when the lane has none open) takes it. */
   function onLane(route: LaneRoute & { lane: string }, payload: JsonObject, pe: ProviderEvent & { kind: 'json' }): void {
-    missed = null;
     let lane = lanes.get(route.lane);
     if (lane === undefined) {
       lane = openLane(route.lane);
@@ -314,8 +287,7 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
       const next = detectDialect(payload);
       if (next !== null && next !== self.dialect && switches(self.dialect, next)) {
         self.dialect = next;
-        templates.clear();
-        events.clear();
+        hooks?.switched();
         useRouter(next);
         options.onDialect?.(next);
       }
@@ -340,14 +312,10 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
     agent = route?.agent;
     if (handler === null) {
       handler = dialects[self.dialect].createResponse(ctx);
-      fast = fastOf(self.dialect);
+      hooks?.opened(self.dialect);
     }
     handler.onPayload(payload, pe.event);
-    if (missed !== null) {
-      const text = missed;
-      missed = null;
-      if (fast !== null) templates.learn(fast.learnTemplate(payload), text);
-    }
+    hooks?.handled(payload);
   }
 
   /**
@@ -421,45 +389,18 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
     c.emit(doneEvent('error', null));
   }
 
-  /** A payload or a whole event a template recognised: the open response's handler takes it, or nothing happens. */
-  function takeMatch(match: TemplateMatch, n: number, a: Position | undefined, emit: Emit<UnifiedEvent>): boolean {
-    missed = null;
-    out = emit;
-    ctx.at = a;
-    ctx.frame = n;
-    // (left set if onTemplate throws: harmless, ctx.takeText is only called from onTemplate)
-    sink = textSink;
-    const handled = fast!.onTemplate(handler!, match, ctx);
-    sink = null;
-    return handled;
-  }
-
-  const self: TextNormalizer & { dialect: DialectName | null } = {
+  const self: NormalizerCore & { dialect: DialectName | null } = {
     push(pe, emit) {
       out = emit;
       handle(pe);
     },
-    pushText(text, n, a, emit) {
-      missed = null;
-      if (handler === null || fast === null || lanes.size > 0) return false;
-      if (templates.match(text)) return takeMatch(templates, n, a, emit);
-      if (templates.learning) missed = text;
-      return false;
+    openResponse() {
+      return lanes.size === 0 ? handler : null;
     },
-    takesEvents() {
-      return handler !== null && events.size > 0 && lanes.size === 0;
-    },
-    newChunk() {
-      events.newChunk();
-    },
-    pushEvent(buf, pos, limit, n, a, emit) {
-      if (handler === null || fast === null || lanes.size > 0) return -1;
-      const end = events.match(buf, pos, limit);
-      if (end < 0) return end; // -1, or EVENT_CUT(_CLEAN) for the line splitter
-      return takeMatch(events, n, a, emit) ? end : -1;
-    },
-    learnEvent(_event, buf, start, dataStart, dataEnd, end) {
-      events.learn(templates.last, buf, start, dataStart, dataEnd, end);
+    enter(emit, at, n) {
+      out = emit;
+      ctx.at = at;
+      ctx.frame = n;
     },
     unframed(report, emit) {
       out = emit;
@@ -476,11 +417,6 @@ export function makeNormalizer(options: ResolvedNormalizerOptions): TextNormaliz
       close(emit, false);
     },
     dialect: requested === 'auto' ? null : requested,
-    setTextSink(s, raw = null) {
-      textSink = s;
-      rawSink = s === null ? null : raw;
-      events.rawText = rawSink !== null;
-    },
   };
   return self;
 }

@@ -2,7 +2,7 @@
  * bytes → unified events as one fused stage: framer, decoder and normalizer
  * composed as plain function calls (no stream hop between them). Each frame's
  * text is first offered to the open response's templates (the raw-text fast
- * path, see fast/template.ts): a recognised text delta never goes
+ * path, see fast/text-normalizer.ts): a recognised text delta never goes
  * through JSON.parse.
  */
 import type { DialectName, DialectOption, Frame, ProviderEvent, UnifiedEvent } from '../events.js';
@@ -11,7 +11,8 @@ import { createFrameDecoder } from '../dialects/decoder.js';
 import { resolveCaptureMode, type CaptureMode } from '../dialects/capture.js';
 import type { DialectLimitOptions } from '../dialects/limits.js';
 import type { RawTextSink, TextSink } from '../dialects/types.js';
-import { dialectOption, makeNormalizer } from '../dialects/normalizer.js';
+import { dialectOption } from '../dialects/normalizer.js';
+import { makeTextNormalizer } from '../fast/text-normalizer.js';
 import { makeAutoFramer, makeFramer, FRAMING_OPTIONS, type FramingName, type FramingOption } from '../framing/detect.js';
 import { resolveFramerOptions, type ResolvedFramerOptions } from '../framing/options.js';
 import { resolveLimits, type LimitOptions, type Limits } from '../limits.js';
@@ -106,7 +107,7 @@ export function makeEventsStage(options: ResolvedEventsOptions, tap?: (frame: Fr
     framer = makeFramer(framing, options.framer, hooks);
     onFraming?.(framing);
   }
-  const normalizer = makeNormalizer({ dialect: options.dialect, onDialect: options.onDialect, limits: options.limits });
+  const normalizer = makeTextNormalizer({ dialect: options.dialect, onDialect: options.onDialect, limits: options.limits });
   const decoder = createFrameDecoder({ captures: options.captures });
   let out: Emit<UnifiedEvent> = () => {};
   const toNormalizer: Emit<ProviderEvent> = (pe) => normalizer.push(pe, out);

@@ -118,7 +118,8 @@ t.test('limits that trip on a text delta: fast path on = off (the final accumula
 });
 
 t.test('the normalizer hands template text deltas to a text sink, and emits them as events without one', async (t) => {
-  const { makeNormalizer, resolveNormalizerOptions } = await import('../../lib/dialects/normalizer.js');
+  const { resolveNormalizerOptions } = await import('../../lib/dialects/normalizer.js');
+  const { makeTextNormalizer } = await import('../../lib/fast/text-normalizer.js');
   const { createFrameDecoder } = await import('../../lib/dialects/decoder.js');
   const payloads = [
     '{"type":"message_start","message":{"id":"msg_1","model":"claude","usage":{"input_tokens":3,"output_tokens":1}}}',
@@ -128,7 +129,7 @@ t.test('the normalizer hands template text deltas to a text sink, and emits them
     '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"three"}}',
   ];
   for (const withSink of [true, false]) {
-    const normalizer = makeNormalizer(resolveNormalizerOptions({ dialect: 'anthropic-messages' }));
+    const normalizer = makeTextNormalizer(resolveNormalizerOptions({ dialect: 'anthropic-messages' }));
     const decoder = createFrameDecoder();
     const taken: unknown[][] = [];
     if (withSink)

@@ -10,6 +10,9 @@ import t from 'tap';
 import { setFlagsFromString } from 'node:v8';
 import { runInThisContext } from 'node:vm';
 import { makeNormalizer, resolveNormalizerOptions } from '../../lib/dialects/normalizer.js';
+import { createFrameDecoder } from '../../lib/dialects/decoder.js';
+import { makeTextNormalizer } from '../../lib/fast/text-normalizer.js';
+import { fastOf, type FastContext } from '../../lib/fast/registry.js';
 import { dialects, dialectNames } from '../../lib/dialects/registry.js';
 import type { DialectContext } from '../../lib/dialects/types.js';
 import { createBomStripper } from '../../lib/framing/bytes.js';
@@ -49,6 +52,38 @@ t.test('the normalizer, before and after a response, and the context it gives th
   auto.push({ kind: 'json', payload: { type: 'message_start', message: { id: 'msg_1' } }, event: 'message_start', frame: 0 }, () => {});
   t.equal(auto.dialect, 'anthropic-messages', 'a detected dialect is still readable');
   t.equal(hasFastProperties(auto), true, 'normalizer after detecting its dialect');
+});
+
+t.test("the fused pipeline's text normalizer, and the context it gives a fast twin", async (t) => {
+  const twin = fastOf('anthropic-messages')!;
+  const onTemplate = twin.onTemplate;
+  let fctx: FastContext | null = null;
+  twin.onTemplate = (h, m, c) => {
+    fctx = c;
+    return onTemplate.call(twin, h, m, c);
+  };
+  try {
+    const n = makeTextNormalizer(resolveNormalizerOptions({ dialect: 'anthropic-messages' }));
+    t.equal(hasFastProperties(n), true, 'text normalizer');
+    n.setTextSink(() => true);
+    const decoder = createFrameDecoder();
+    const payloads = [
+      '{"type":"message_start","message":{"id":"msg_1","model":"claude","usage":{"input_tokens":3,"output_tokens":1}}}',
+      '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"one"}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"two"}}',
+    ];
+    for (const data of payloads) {
+      const frame = { event: 'message', data, id: '' };
+      const k = decoder.number(frame);
+      if (!n.pushText(data, k, undefined, () => {})) decoder.decode(frame, k, (pe) => n.push(pe, () => {}));
+    }
+    t.not(fctx, null, 'a template matched');
+    t.equal(hasFastProperties(fctx!), true, 'fast context');
+    t.equal(hasFastProperties(n), true, 'text normalizer with a response open');
+  } finally {
+    twin.onTemplate = onTemplate;
+  }
 });
 
 t.test('every dialect response handler, also once it has started', async (t) => {

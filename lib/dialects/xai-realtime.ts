@@ -1,4 +1,4 @@
-/** xAI realtime (`wss://api.x.ai/v1/realtime`): OpenAI's Realtime vocabulary, same mapping. */
+/** xAI realtime (`wss://api.x.ai/v1/realtime`): OpenAI's Realtime vocabulary, same mapping (its input audio transcription, `grok-transcribe`, included). */
 import { isGrok } from './detect.js';
 import { obj, str } from './helpers.js';
 import { createRealtimeResponse } from './openai-realtime.js';

@@ -89,3 +89,22 @@ t.test('the xAI corpus capture (compat endpoint in openai-realtime/)', (tt) => {
   tt.same(run(bytes, 'xai-realtime'), evs);
   tt.end();
 });
+
+t.test('input audio transcription (OpenAI\'s vocabulary, grok-transcribe): input_transcript, the completed transcript adding the rest', (tt) => {
+  const session = [
+    `{"type":"session.created","event_id":"${uuid(1)}","session":{"model":"${MODEL}","audio":{"input":{"transcription":{"model":"grok-transcribe"}}}}}`,
+    `{"type":"conversation.item.input_audio_transcription.delta","event_id":"${uuid(2)}","item_id":"${uuid(3)}","content_index":0,"delta":" Weather in"}`,
+    `{"type":"conversation.item.input_audio_transcription.completed","event_id":"${uuid(4)}","item_id":"${uuid(3)}","content_index":0,"transcript":"Weather in London?"}`,
+    `{"type":"response.created","event_id":"${uuid(5)}","response":{"id":"${uuid(6)}","status":"in_progress","output":[]}}`,
+    `{"type":"response.done","event_id":"${uuid(7)}","response":{"id":"${uuid(6)}","status":"completed","output":[]}}`,
+  ].join('\n');
+  tt.equal(detected(session), 'xai-realtime');
+  tt.same(stable(tt, Buffer.from(session)).map(brief), [
+    'raw:session.created',
+    { type: 'input_transcript', text: 'Weather in' },
+    { type: 'input_transcript', text: ' London?' },
+    { type: 'start', id: uuid(6), model: MODEL, dialect: 'xai-realtime' },
+    { type: 'done', stopReason: 'end', providerReason: 'completed' },
+  ]);
+  tt.end();
+});

@@ -13,6 +13,9 @@ import { join, posix } from 'node:path';
 import { repoRoot } from './helpers/corpus.js';
 import { packed, run, tsc, workDir, type Packed, type RunResult } from './helpers/packed.js';
 
+// Packing and several TypeScript compiles of a consumer: over tap's 120 s default on a busy 2-core runner.
+t.setTimeout(360_000);
+
 const fixture = join(repoRoot, 'fixtures', 'quickstart', 'anthropic-tool-use.sse');
 const sources = join(repoRoot, 'test', 'package');
 const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {

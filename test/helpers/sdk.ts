@@ -26,11 +26,13 @@ export interface HttpOptions {
   contentType?: string;
   /** Seed of the random chunking of the body. @defaultValue 1 */
   seed?: number;
+  /** Largest random piece of the body, in bytes. @defaultValue 64 */
+  maxChunk?: number;
 }
 
-/** A fresh Response whose body streams `bytes` in seeded random pieces (1–64 bytes). */
+/** A fresh Response whose body streams `bytes` in seeded random pieces (1–64 bytes, or up to `maxChunk`). */
 export function mockResponse(bytes: Uint8Array, options: HttpOptions = {}): Response {
-  const pieces = randomChunks(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), options.seed ?? 1);
+  const pieces = randomChunks(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), options.seed ?? 1, options.maxChunk);
   let i = 0;
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {

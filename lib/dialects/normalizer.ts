@@ -68,16 +68,11 @@ export interface Normalizer extends Stage<ProviderEvent, UnifiedEvent> {
 /**
  * Internal hooks of the fused pipeline's template path (lib/fast/text-normalizer.ts),
  * passed in their own parameter, never in the options: what the templates of
- * the open response need to hear (state kept on their side: the template path
- * reads it per event). Called in the steps below; they emit nothing.
+ * the open response need to hear. Called in the steps below; they emit nothing.
  */
 export interface NormalizerHooks {
-  /** A response (not on a lane) of `dialect` opened: `handler` handles its payloads. */
-  opened(handler: ResponseHandler, dialect: DialectName): void;
-  /** That response ended (done, or cut off). */
-  closed(): void;
-  /** Whether any lane is open (the templates stay off while one is). */
-  laned(open: boolean): void;
+  /** A response (not on a lane) of `dialect` opened. */
+  opened(dialect: DialectName): void;
   /** That response's handler took `payload` (a parsed one). */
   handled(payload: JsonObject): void;
   /** The input switched to another dialect between responses. */
@@ -88,10 +83,12 @@ export interface NormalizerHooks {
 export interface NormalizerCore extends Normalizer {
   /** The SSE input ended without an event but with lines that are not SSE fields: a terminal not_a_stream error, then done(error). */
   unframed(report: Unframed, emit: Emit<UnifiedEvent>): void;
+  /** The handler of the open response while a payload may bypass `push` (none while a lane is open), else null. */
+  openResponse(): ResponseHandler | null;
   /**
    * Before a payload of frame `n` at `at`, recognised without parsing, goes
-   * straight to the open response's handler (see NormalizerHooks.opened): the
-   * handler's events are stamped and checked as usual and go to `emit`.
+   * straight to openResponse(): the handler's events are stamped and checked
+   * as usual and go to `emit`.
    */
   enter(emit: Emit<UnifiedEvent>, at: Position | undefined, n: number): void;
 }
@@ -139,8 +136,8 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
 
   const limits = createResponseLimits(options.limits);
   // Plain data fields here and on the normalizer, never getters: V8 keeps an object literal with
-  // an accessor in dictionary mode, and every property read on it (a call of ctx.emit per event)
-  // becomes a hash lookup through the generic inline cache.
+  // an accessor in dictionary mode, and every property read on it (a call of ctx.emit per event,
+  // of openResponse per frame) becomes a hash lookup through the generic inline cache.
   const ctx = {
     at: undefined as Position | undefined,
     frame: 0,
@@ -154,7 +151,6 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
         if (ev.choice === undefined) {
           handler = null;
           limits.reset();
-          hooks?.closed();
         }
       } else if (ev.type === 'start') {
         if (self.dialect !== null) ev.dialect = self.dialect;
@@ -218,7 +214,6 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
     if (lane === undefined) {
       lane = openLane(route.lane);
       lanes.set(route.lane, lane);
-      hooks?.laned(true);
     }
     lane.ctx.at = pe.at;
     lane.ctx.frame = pe.frame;
@@ -248,7 +243,6 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
               lane.handler = null;
               lane.limits.reset();
               lanes.delete(key);
-              hooks?.laned(lanes.size > 0);
             }
           } else if (ev.type === 'start') {
             if (self.dialect !== null) ev.dialect = self.dialect;
@@ -318,7 +312,7 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
     agent = route?.agent;
     if (handler === null) {
       handler = dialects[self.dialect].createResponse(ctx);
-      hooks?.opened(handler, self.dialect);
+      hooks?.opened(self.dialect);
     }
     handler.onPayload(payload, pe.event);
     hooks?.handled(payload);
@@ -368,7 +362,6 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
     const h = handler;
     if (h !== null) cutOff(h, ctx, () => handler === h, report);
     handler = null;
-    hooks?.closed();
     // Each lane still open is cut off on its own, in the order they opened.
     for (const lane of [...lanes.values()]) {
       const lh = lane.handler;
@@ -376,7 +369,6 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
       if (lh !== null) cutOff(lh, lane.ctx, () => lane.handler === lh, report);
     }
     lanes.clear();
-    hooks?.laned(false);
   }
 
   /**
@@ -401,6 +393,9 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
     push(pe, emit) {
       out = emit;
       handle(pe);
+    },
+    openResponse() {
+      return lanes.size === 0 ? handler : null;
     },
     enter(emit, at, n) {
       out = emit;

@@ -59,11 +59,6 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions): TextNorm
   const events = new EventTemplateStore();
   /** The fast twin of the open response's dialect (set when it opens), if it has one. */
   let fast: FastDialect | null = null;
-  /** The handler a recognised payload goes to: the open response's, none while a lane is open. */
-  let handler: ResponseHandler | null = null;
-  /** The open response's handler (not on a lane), and whether a lane is open. */
-  let unlaned: ResponseHandler | null = null;
-  let laned = false;
   /** The text of the last frame the templates missed, until its provider event is pushed. */
   let missed: string | null = null;
   /** That text while its provider event is being normalized: the payload the handler takes teaches the templates. */
@@ -74,18 +69,8 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions): TextNorm
   let sink: TextSink | null = null;
 
   const hooks: NormalizerHooks = {
-    opened(h: ResponseHandler, dialect: DialectName) {
+    opened(dialect: DialectName) {
       fast = fastOf(dialect);
-      unlaned = h;
-      handler = laned ? null : h;
-    },
-    closed() {
-      unlaned = null;
-      handler = null;
-    },
-    laned(open: boolean) {
-      laned = open;
-      handler = open ? null : unlaned;
     },
     handled(payload: JsonObject) {
       if (teaching === null) return;
@@ -101,8 +86,7 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions): TextNorm
   const core = makeNormalizer(options, hooks);
 
   // Plain methods, never getters (see the note on the normalizer's ctx): takeText runs once per
-  // recognised delta, and the pipeline calls pushText per frame, pushEvent per event. (The hooks
-  // keep the response's state here, so that no event pays a call into the normalizer to ask.)
+  // recognised delta, and the pipeline calls pushText per frame, pushEvent per event.
   const fctx: FastContext = {
     takeText(reasoning, index, contentIndex, m, f) {
       if (sink === null) return false;
@@ -115,12 +99,12 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions): TextNorm
   };
 
   /** A payload or a whole event a template recognised: the open response's handler takes it, or nothing happens. */
-  function takeMatch(h: ResponseHandler, match: TemplateMatch, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): boolean {
+  function takeMatch(handler: ResponseHandler, match: TemplateMatch, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): boolean {
     missed = null;
     core.enter(emit, at, n);
     // (left set if onTemplate throws: harmless, takeText is only called from onTemplate)
     sink = textSink;
-    const handled = fast!.onTemplate(h, match, fctx);
+    const handled = fast!.onTemplate(handler, match, fctx);
     sink = null;
     return handled;
   }
@@ -144,18 +128,20 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions): TextNorm
     },
     pushText(text, n, at, emit) {
       missed = null;
+      const handler = core.openResponse();
       if (handler === null || fast === null) return false;
       if (templates.match(text)) return takeMatch(handler, templates, n, at, emit);
       if (templates.learning) missed = text;
       return false;
     },
     takesEvents() {
-      return handler !== null && events.size > 0;
+      return events.size > 0 && core.openResponse() !== null;
     },
     newChunk() {
       events.newChunk();
     },
     pushEvent(buf, pos, limit, n, at, emit) {
+      const handler = core.openResponse();
       if (handler === null || fast === null) return -1;
       const end = events.match(buf, pos, limit);
       if (end < 0) return end; // -1, or EVENT_CUT(_CLEAN) for the line splitter

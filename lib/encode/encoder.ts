@@ -14,7 +14,10 @@ import { serializeLanes } from '../accumulate/lanes.js';
 import { LossLedger } from './loss.js';
 import { loseNotice } from './notices.js';
 import { TARGETS, targetNames } from './registry.js';
-import type { TargetContext, TargetDefinitionOf, TargetResponse } from './target.js';
+import { jsonChars, jsonString, type TargetContext, type TargetDefinitionOf, type TargetResponse } from './target.js';
+import { alloc, utf8, writeLatin1 } from '../bytes/index.js';
+import { HIGH_BYTE } from '../framing/utf8.js';
+import { unescapeJson } from '../framing/json-text.js';
 import type { EncoderOptions, LossReport, TargetName } from './types.js';
 
 export interface ResolvedEncoderOptions {
@@ -39,14 +42,46 @@ export function createEncoder(options: EncoderOptions): Stage<UnifiedEvent, stri
   return makeEncoder(resolveEncoderOptions(options));
 }
 
-export function makeEncoder(options: ResolvedEncoderOptions): Stage<UnifiedEvent, string> {
+/**
+ * The encoder as the fused pipeline (createStream({ to })) drives it: text deltas the reading side's
+ * templates recognised can come without their event (see TextSink and RawTextSink in
+ * dialects/types.ts), false when the event must be pushed instead.
+ */
+export interface EncoderStage extends Stage<UnifiedEvent, string> {
+  /** A text or reasoning delta of choice 0 (not a refusal), as push would take its event. */
+  takeText(reasoning: boolean, index: number, contentIndex: number, text: string, emit: Emit<string>): boolean;
+  /** The same with the delta's JSON string body as its wire bytes (latin1 view of valid UTF-8). */
+  takeRaw(reasoning: boolean, index: number, contentIndex: number, raw: string, emit: Emit<string>): boolean;
+}
+
+/**
+ * An escape JSON.stringify would not write (`\/`, `\u` but for a control character without a short
+ * form, lowercase): a body holding one is written from its decoded text, so that the bytes out do not
+ * depend on how the source escaped them. (Characters it escapes cannot be in a body unescaped: the
+ * template admits no quote, backslash or control character, and valid UTF-8 no lone surrogate.)
+ */
+const NOT_STRINGIFY_ESCAPE = /\\(?:\/|u(?!00(?:0[0-7bef]|1[0-9a-f])))/;
+
+export function makeEncoder(options: ResolvedEncoderOptions): EncoderStage {
   const target = targetOf(options.to);
   const ledger = new LossLedger(options.to, options.strict);
   const tracker = new ResponseTracker();
   let out: Emit<string> = () => {};
+  /** The delta being taken by takeRaw, and its JSON string body as the source escaped it. */
+  let rawText: string | null = null;
+  let rawChars = '';
+  /** Where takeRaw decodes a body's bytes (one buffer for all: a delta's own costs more than its decode). */
+  let scratch: Uint8Array | null = null;
+  function decodeRaw(raw: string): string {
+    if (!HIGH_BYTE.test(raw)) return raw;
+    if (scratch === null || scratch.length < raw.length) scratch = alloc(Math.max(raw.length, 16384));
+    return utf8(scratch, 0, writeLatin1(scratch, raw, 0));
+  }
   const ctx: TargetContext = {
     write: (text) => out(text),
     lose: (what, detail) => ledger.lose(what, detail),
+    json: (s) => (s === rawText ? `"${rawChars}"` : jsonString(s)),
+    chars: (s) => (s === rawText ? rawChars : jsonChars(s)),
   };
   let response: TargetResponse | null = null;
   let responseId: string | null = null;
@@ -92,10 +127,37 @@ export function makeEncoder(options: ResolvedEncoderOptions): Stage<UnifiedEvent
     if (ev.type === 'done' && isFinalDone(ev)) endResponse();
   }
 
+  /** The event of a delta taken without one (the sink is called only inside a response, unlaned). */
+  function delta(reasoning: boolean, index: number, contentIndex: number, text: string): UnifiedEvent {
+    if (reasoning) return contentIndex === -1 ? { type: 'reasoning_delta', index, text } : { type: 'reasoning_delta', index, contentIndex, text };
+    return contentIndex === -1 ? { type: 'text_delta', index, text } : { type: 'text_delta', index, contentIndex, text };
+  }
+
   return {
     push(ev, emit) {
       out = emit;
       lanes.push(ev, encode);
+    },
+    takeText(reasoning, index, contentIndex, text, emit) {
+      if (!tracker.open || response === null) return false;
+      out = emit;
+      lanes.push(delta(reasoning, index, contentIndex, text), encode);
+      return true;
+    },
+    takeRaw(reasoning, index, contentIndex, raw, emit) {
+      if (!tracker.open || response === null || NOT_STRINGIFY_ESCAPE.test(raw)) return false;
+      out = emit;
+      const chars = decodeRaw(raw);
+      const b = chars.indexOf('\\');
+      const text = b === -1 ? chars : unescapeJson(chars, b);
+      rawText = text;
+      rawChars = chars;
+      try {
+        lanes.push(delta(reasoning, index, contentIndex, text), encode);
+      } finally {
+        rawText = null;
+      }
+      return true;
     },
     end(emit) {
       out = emit;

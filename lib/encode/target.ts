@@ -11,6 +11,13 @@ export interface TargetContext {
   write(text: string): void;
   /** Report one event the target cannot carry (throws in strict mode). */
   lose(what: LossKind, detail: string): void;
+  /**
+   * A text delta's string as JSON text, the same as jsonString: when the delta came with the source's
+   * own escaped text and that is what JSON.stringify would write, that text (nothing escaped again).
+   */
+  json(s: string): string;
+  /** ctx.json without its quotes (jsonChars). */
+  chars(s: string): string;
 }
 
 /** One response being written. */

@@ -32,15 +32,29 @@ export function makeTranscoder(options: ResolvedStreamOptions, to: TargetName, m
   if (!options.passThrough || rule === undefined || (given !== 'auto' && !rule.dialects.includes(given)) || (options.framing !== 'auto' && options.framing !== rule.framing)) {
     // nothing passes as it came (none can, or passThrough: false): the events go straight into the encoder
     const events = makeGuardedEventsStage(options);
+    let out: Emit<string> = () => {};
+    // Text deltas the templates recognise go to the encoder without their event, and with the
+    // source's escaped text, written as it came when JSON.stringify would write the same (the bulk
+    // of the work otherwise: decoding, unescaping and escaping each delta again). Not in strict mode,
+    // where the encoder throws at a loss, which must not come from inside the reading side.
+    if (!options.strict) {
+      events.setTextSink(
+        (reasoning, index, contentIndex, text) => encoder.takeText(reasoning, index, contentIndex, text, out),
+        (reasoning, index, contentIndex, raw) => encoder.takeRaw(reasoning, index, contentIndex, raw, out),
+      );
+    }
     return {
       push(chunk, emit) {
+        out = emit;
         events.push(chunk, (ev) => encoder.push(ev, emit));
       },
       end(emit) {
+        out = emit;
         events.end((ev) => encoder.push(ev, emit));
         encoder.end(emit);
       },
       abort(err, emit) {
+        out = emit;
         events.abort(err, (ev) => encoder.push(ev, emit));
         encoder.end(emit);
       },

@@ -50,7 +50,7 @@
  */
 import { assertNever, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { parseArguments } from '../../accumulate/tool-args.js';
-import { defineTarget, jsonString, sseData, type TargetContext, type TargetResponse } from '../target.js';
+import { defineTarget, sseData, type TargetContext, type TargetResponse } from '../target.js';
 import { loseNotice, loseOtherChoices } from '../notices.js';
 
 const FAMILY = ['anthropic-messages', 'xai-messages'] as const;
@@ -218,7 +218,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
       case 'text_delta': {
         const id = flow(`text:${ev.index}`, 'text');
         // the bulk of every stream, written around the delta's JSON alone: the same bytes as chunk()
-        ctx.write(`data: {"type":"text-delta","id":${JSON.stringify(id)},"delta":${jsonString(ev.text)}}\n\n`);
+        ctx.write(`data: {"type":"text-delta","id":${JSON.stringify(id)},"delta":${ctx.json(ev.text)}}\n\n`);
         return;
       }
       case 'reasoning_delta': {

@@ -17,7 +17,7 @@
  * - Refusal text is written as text (stop_reason `refusal`).
  */
 import { assertNever, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
-import { defineTarget, jsonString, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
+import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
 import { loseNotice, loseOtherChoices } from '../notices.js';
 
 const FAMILY = ['anthropic-messages', 'xai-messages'] as const;
@@ -138,7 +138,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
    */
   function stringDelta(block: Block, type: string, key: string, value: string): void {
     ctx.write(
-      `event: content_block_delta\ndata: {"type":"content_block_delta","index":${block.index},"delta":{"type":"${type}","${key}":${jsonString(value)}}}\n\n`,
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":${block.index},"delta":{"type":"${type}","${key}":${ctx.json(value)}}}\n\n`,
     );
   }
 

@@ -45,7 +45,7 @@
 import { assertNever, type CitationEvent, type DoneChoice, type ErrorEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { isObject } from '../../dialects/helpers.js';
 import { byteLength } from '../../bytes/index.js';
-import { defineTarget, jsonString, type TargetContext, type TargetResponse } from '../target.js';
+import { defineTarget, type TargetContext, type TargetResponse } from '../target.js';
 import { loseNotice } from '../notices.js';
 import { argumentsObject } from '../tool-args.js';
 
@@ -260,7 +260,7 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
    */
   function textChunk(k: number, text: string, thought: boolean): void {
     tail ??= `${model === null ? '' : `,"modelVersion":${JSON.stringify(model)}`}${id === null ? '' : `,"responseId":${JSON.stringify(id)}`}}`;
-    writeJson(ctx, framing, `{"candidates":[{"content":{"role":"model","parts":[{"text":${jsonString(text)}${thought ? ',"thought":true' : ''}}]},"index":${k}}]${tail}`);
+    writeJson(ctx, framing, `{"candidates":[{"content":{"role":"model","parts":[{"text":${ctx.json(text)}${thought ? ',"thought":true' : ''}}]},"index":${k}}]${tail}`);
   }
 
   /** A text or thought part with nothing else ({text} or {text, thought: true}, in that order). */

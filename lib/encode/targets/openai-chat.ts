@@ -13,7 +13,7 @@
  * - Choices: `choice` k is written as `choices[].index` k.
  */
 import { assertNever, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
-import { defineTarget, jsonString, sseData, type TargetContext, type TargetResponse } from '../target.js';
+import { defineTarget, sseData, type TargetContext, type TargetResponse } from '../target.js';
 import { loseNotice } from '../notices.js';
 
 const FINISH: Record<StopReason, string | null> = {
@@ -85,7 +85,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
    */
   function stringDelta(k: number, key: string, value: string): void {
     head ??= `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},"choices":[{"index":`;
-    ctx.write(`${head}${k},"delta":{"${key}":${jsonString(value)}},"logprobs":null,"finish_reason":null}]}\n\n`);
+    ctx.write(`${head}${k},"delta":{"${key}":${ctx.json(value)}},"logprobs":null,"finish_reason":null}]}\n\n`);
   }
 
   function toolCall(k: number, callId: string, name: string): { index: number; written: string } {

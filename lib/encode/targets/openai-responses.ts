@@ -67,7 +67,7 @@
  */
 import { assertNever, type CitationEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { loseNotice, loseOtherChoices } from '../notices.js';
-import { defineTarget, flat, jsonChars, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
+import { defineTarget, flat, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
 
 const FAMILY = ['openai-responses', 'xai-responses'] as const;
 
@@ -377,7 +377,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
       }
     }
     part.text += delta;
-    const json = jsonChars(delta);
+    const json = ctx.chars(delta);
     part.json += json;
     if (refusal) {
       emit('response.refusal.delta', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1, delta });

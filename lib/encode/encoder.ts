@@ -15,8 +15,7 @@ import { LossLedger } from './loss.js';
 import { loseNotice } from './notices.js';
 import { TARGETS, targetNames } from './registry.js';
 import { jsonChars, jsonString, type TargetContext, type TargetDefinitionOf, type TargetResponse } from './target.js';
-import { alloc, utf8, writeLatin1 } from '../bytes/index.js';
-import { HIGH_BYTE } from '../framing/utf8.js';
+import { latin1ToUtf8 } from '../framing/utf8.js';
 import { unescapeJson } from '../framing/json-text.js';
 import type { EncoderOptions, LossReport, TargetName } from './types.js';
 
@@ -70,13 +69,6 @@ export function makeEncoder(options: ResolvedEncoderOptions): EncoderStage {
   /** The delta being taken by takeRaw, and its JSON string body as the source escaped it. */
   let rawText: string | null = null;
   let rawChars = '';
-  /** Where takeRaw decodes a body's bytes (one buffer for all: a delta's own costs more than its decode). */
-  let scratch: Uint8Array | null = null;
-  function decodeRaw(raw: string): string {
-    if (!HIGH_BYTE.test(raw)) return raw;
-    if (scratch === null || scratch.length < raw.length) scratch = alloc(Math.max(raw.length, 16384));
-    return utf8(scratch, 0, writeLatin1(scratch, raw, 0));
-  }
   const ctx: TargetContext = {
     write: (text) => out(text),
     lose: (what, detail) => ledger.lose(what, detail),
@@ -147,7 +139,7 @@ export function makeEncoder(options: ResolvedEncoderOptions): EncoderStage {
     takeRaw(reasoning, index, contentIndex, raw, emit) {
       if (!tracker.open || response === null || NOT_STRINGIFY_ESCAPE.test(raw)) return false;
       out = emit;
-      const chars = decodeRaw(raw);
+      const chars = latin1ToUtf8(raw);
       const b = chars.indexOf('\\');
       const text = b === -1 ? chars : unescapeJson(chars, b);
       rawText = text;

@@ -30,7 +30,6 @@
  * strings, and `raw` hands a text capture on undecoded.
  */
 import { isAscii, isUtf8 } from '../bytes/index.js';
-import { EVENT_CUT, EVENT_CUT_CLEAN } from '../framing/lines.js';
 import { HIGH_BYTE, latin1, replacedInvalidUtf8, utf8 } from '../framing/utf8.js';
 import { decodeWireBody, unescapeJson } from '../framing/json-text.js';
 import { LearnedTemplates, escapeRe, readFilled, type Template, type TemplateMatch } from './template.js';
@@ -79,7 +78,7 @@ function readRaw(m: RegExpExecArray | null, groups: readonly number[], f: number
 
 /**
  * True when text[at, …) holds no blank line (two line ends in a row), for
- * the line splitter holding a cut event: the bytes past the text's end hold
+ * the holder of a cut event: the bytes past the text's end hold
  * no line end at all, and line ends are the same characters in either view.
  */
 function blankFree(text: string, at: number): boolean {
@@ -88,6 +87,15 @@ function blankFree(text: string, at: number): boolean {
   if (c === 10 || c === 13 || text.indexOf('\n\n', at) !== -1) return false;
   return text.indexOf('\r', at) === -1 || (text.indexOf('\r\r', at) === -1 && text.indexOf('\n\r', at) === -1);
 }
+
+/** EventTemplateStore.match's answer: no template matched, but one might have with bytes past the chunk's end (see cut-events.ts). */
+export const EVENT_CUT = -2;
+/**
+ * The same, and the bytes from the event's start to the chunk's end hold no
+ * blank line (so the holder of cut events need not look: a loop over the
+ * held bytes per chunk shows at small chunks).
+ */
+export const EVENT_CUT_CLEAN = -3;
 
 const NONE_DECODED: readonly (string | undefined)[] = [];
 /**

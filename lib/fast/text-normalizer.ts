@@ -39,8 +39,9 @@ export interface TextNormalizer extends Stage<ProviderEvent, UnifiedEvent> {
   takesEvents(): boolean;
   /**
    * Offers the SSE event starting at `buf[pos]` to the open response as frame
-   * `n`. Returns the event's end when it was fully handled, else -1 (nothing
-   * happened: the framer reads the event as usual).
+   * `n`. Returns the event's end when it was fully handled, else -1 or
+   * EVENT_CUT(_CLEAN) (event-template.ts; nothing happened: the framer reads
+   * the event as usual, unless cut-events.ts holds it back).
    */
   pushEvent(buf: Uint8Array, pos: number, limit: number, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): number;
   /** A new input chunk (possibly a refilled Buffer) is about to be read. */
@@ -144,7 +145,7 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions): TextNorm
       const handler = core.openResponse();
       if (handler === null || fast === null) return -1;
       const end = events.match(buf, pos, limit);
-      if (end < 0) return end; // -1, or EVENT_CUT(_CLEAN) for the line splitter
+      if (end < 0) return end; // -1, or EVENT_CUT(_CLEAN) for the holder of cut events
       return takeMatch(handler, events, n, at, emit) ? end : -1;
     },
     learnEvent(_event, buf, start, dataStart, dataEnd, end) {

@@ -17,10 +17,11 @@ import { resolveFramerOptions, type FramerOptions, type ResolvedFramerOptions, t
 export interface SseEventHook {
   /**
    * At the first byte of an event (nothing of it read yet): the event's end
-   * when the hook handled it whole, EVENT_CUT (framing/lines.ts) when it might
-   * have but `buf` ends first (EVENT_CUT_CLEAN: and no blank line follows),
-   * else -1. `id` is the last event ID in force; with positions on, the event
-   * would be frame `frame` at byte `offset` of the stream (else `offset` is -1).
+   * when the hook handled it whole, LEAVE_UNREAD (framing/lines.ts) when the
+   * framer is to stop reading `buf` there (the hook's owner pushes those bytes
+   * again later), else -1. `id` is the last event ID in force; with positions
+   * on, the event would be frame `frame` at byte `offset` of the stream (else
+   * `offset` is -1).
    */
   tryEvent(buf: Uint8Array, pos: number, limit: number, id: string, frame: number, offset: number): number;
   /**
@@ -244,8 +245,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
     push(chunk, out) {
       emit = out;
       const buf = toBytes(chunk);
-      bytesIn += buf.length;
-      lines.push(buf);
+      bytesIn += buf.length - lines.push(buf);
     },
     end(out) {
       emit = out;

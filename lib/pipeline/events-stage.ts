@@ -13,6 +13,7 @@ import type { DialectLimitOptions } from '../dialects/limits.js';
 import type { RawTextSink, TextSink } from '../dialects/types.js';
 import { dialectOption } from '../dialects/normalizer.js';
 import { makeTextNormalizer } from '../fast/text-normalizer.js';
+import { CutEvents } from '../fast/cut-events.js';
 import { makeAutoFramer, makeFramer, FRAMING_OPTIONS, type FramingName, type FramingOption } from '../framing/detect.js';
 import { resolveFramerOptions, type ResolvedFramerOptions } from '../framing/options.js';
 import { resolveLimits, type LimitOptions, type Limits } from '../limits.js';
@@ -99,6 +100,8 @@ export function makeEventsStage(options: ResolvedEventsOptions, tap?: (frame: Fr
     },
   };
   const hook = hooks.eventHook;
+  /** SSE events cut by a chunk's end, held back for the event templates. */
+  const cut = fast ? new CutEvents(options.framer.maxFrameBytes) : null;
   /** Set by the SSE framer's end when the input held no event but lines that are not SSE fields. */
   let unframed: Unframed | null = null;
   let framer: Stage<Chunk, Frame>;
@@ -129,7 +132,7 @@ export function makeEventsStage(options: ResolvedEventsOptions, tap?: (frame: Fr
       normalizer.end(emit);
     },
   };
-  const fused = chain(framer, frames);
+  const fused = chain(cut === null ? framer : cut.wrap(framer), frames);
 
   /** SSE events taken whole from the bytes (fast/event-template.ts). */
   function createEventHook(): SseEventHook {
@@ -140,7 +143,7 @@ export function makeEventsStage(options: ResolvedEventsOptions, tap?: (frame: Fr
         const n = decoder.peek(at);
         const end = normalizer.pushEvent(buf, pos, limit, n, at, out);
         if (end >= 0) decoder.skip(n);
-        return end;
+        return end >= -1 ? end : cut!.cut(buf, pos, end);
       },
       block: { buf: null, start: 0, dataStart: 0, dataEnd: 0, end: 0 },
     };

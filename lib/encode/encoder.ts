@@ -14,7 +14,8 @@ import { serializeLanes } from '../accumulate/lanes.js';
 import { LossLedger } from './loss.js';
 import { loseNotice } from './notices.js';
 import { TARGETS, targetNames } from './registry.js';
-import { jsonChars, jsonString, type TargetContext, type TargetDefinitionOf, type TargetResponse } from './target.js';
+import { ByteOut, type KeptText } from './byte-out.js';
+import { flat, jsonChars, jsonString, type TargetContext, type TargetDefinitionOf, type TargetResponse } from './target.js';
 import { latin1ToUtf8 } from '../framing/utf8.js';
 import { unescapeJson } from '../framing/json-text.js';
 import type { EncoderOptions, LossReport, TargetName } from './types.js';
@@ -51,6 +52,8 @@ export interface EncoderStage extends Stage<UnifiedEvent, string> {
   takeText(reasoning: boolean, index: number, contentIndex: number, text: string, emit: Emit<string>): boolean;
   /** The same with the delta's JSON string body as its wire bytes (latin1 view of valid UTF-8). */
   takeRaw(reasoning: boolean, index: number, contentIndex: number, raw: string, emit: Emit<string>): boolean;
+  /** Byte mode (makeEncoder's `bytes`): hands on what was written since the last flush, else nothing. */
+  flush(emit: Emit<Uint8Array>): void;
 }
 
 /**
@@ -61,7 +64,11 @@ export interface EncoderStage extends Stage<UnifiedEvent, string> {
  */
 const NOT_STRINGIFY_ESCAPE = /\\(?:\/|u(?!00(?:0[0-7bef]|1[0-9a-f])))/;
 
-export function makeEncoder(options: ResolvedEncoderOptions): EncoderStage {
+/**
+ * `bytes`: the output goes into one buffer, handed on by `flush` (push and end emit nothing), for
+ * createStream({ to }), whose Transform writes bytes (see byte-out.ts).
+ */
+export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): EncoderStage {
   const target = targetOf(options.to);
   const ledger = new LossLedger(options.to, options.strict);
   const tracker = new ResponseTracker();
@@ -69,12 +76,36 @@ export function makeEncoder(options: ResolvedEncoderOptions): EncoderStage {
   /** The delta being taken by takeRaw, and its JSON string body as the source escaped it. */
   let rawText: string | null = null;
   let rawChars = '';
+  let rawBytes = '';
+  const byteOut = bytes ? new ByteOut() : null;
+  const chars = (s: string): string => (s === rawText ? rawChars : jsonChars(s));
   const ctx: TargetContext = {
-    write: (text) => out(text),
+    write: byteOut === null ? (text) => out(text) : (text) => byteOut.write(text),
     lose: (what, detail) => ledger.lose(what, detail),
     json: (s) => (s === rawText ? `"${rawChars}"` : jsonString(s)),
-    chars: (s) => (s === rawText ? rawChars : jsonChars(s)),
+    chars,
+    writeText:
+      byteOut === null
+        ? (before, text, after, c) => out(before + (c ?? chars(text)) + after)
+        : (before, text, after, c) => {
+            byteOut.write(before);
+            if (text === rawText) byteOut.latin1(rawBytes);
+            else byteOut.write(c ?? jsonChars(text));
+            byteOut.write(after);
+          },
+    keep: byteOut === null ? keepChars : () => byteOut.keep(chars, (s) => (s === rawText ? rawBytes : null)),
   };
+  function keepChars(): KeptText {
+    let json = '';
+    return {
+      add(s) {
+        const c = chars(s);
+        json += c;
+        return c;
+      },
+      ref: () => (json = flat(json)),
+    };
+  }
   let response: TargetResponse | null = null;
   let responseId: string | null = null;
 
@@ -85,6 +116,7 @@ export function makeEncoder(options: ResolvedEncoderOptions): EncoderStage {
 
   function endResponse(): void {
     response = null;
+    byteOut?.forget();
     report();
     responseId = null;
   }
@@ -139,17 +171,21 @@ export function makeEncoder(options: ResolvedEncoderOptions): EncoderStage {
     takeRaw(reasoning, index, contentIndex, raw, emit) {
       if (!tracker.open || response === null || NOT_STRINGIFY_ESCAPE.test(raw)) return false;
       out = emit;
-      const chars = latin1ToUtf8(raw);
-      const b = chars.indexOf('\\');
-      const text = b === -1 ? chars : unescapeJson(chars, b);
+      const body = latin1ToUtf8(raw);
+      const b = body.indexOf('\\');
+      const text = b === -1 ? body : unescapeJson(body, b);
       rawText = text;
-      rawChars = chars;
+      rawChars = body;
+      rawBytes = raw;
       try {
         lanes.push(delta(reasoning, index, contentIndex, text), encode);
       } finally {
         rawText = null;
       }
       return true;
+    },
+    flush(emit) {
+      byteOut?.flush(emit);
     },
     end(emit) {
       out = emit;

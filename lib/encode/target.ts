@@ -4,6 +4,7 @@
  * stage turns it into bytes at its Transform.
  */
 import type { DialectName, ErrorEvent, UnifiedEvent } from '../events.js';
+import type { KeptText } from './byte-out.js';
 import type { LossKind } from './types.js';
 
 export interface TargetContext {
@@ -18,6 +19,16 @@ export interface TargetContext {
   json(s: string): string;
   /** ctx.json without its quotes (jsonChars). */
   chars(s: string): string;
+  /**
+   * Writes `before`, ctx.chars(text) (or `chars`, when the caller has them) and `after`: the same as
+   * one write of the three, but in byte mode a text that came as the source's bytes is copied as those.
+   */
+  writeText(before: string, text: string, after: string, chars?: string): void;
+  /**
+   * A text's JSON characters to write again later (in byte mode kept as bytes: see byte-out.ts);
+   * valid until the response ends.
+   */
+  keep(): KeptText;
 }
 
 /** One response being written. */

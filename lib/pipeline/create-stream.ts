@@ -8,7 +8,7 @@ import type { Chunk } from '../framing/bytes.js';
 import { CREATE_STREAM_OPTIONS } from './option-keys.js';
 import { abortError, makeFusedStage, makeGuardedEventsStage, type GuardedEventsStage, type GuardedStage } from './output-stage.js';
 import { targetNames } from '../encode/registry.js';
-import { makeTranscoder } from './transcode.js';
+import { makeByteTranscoder, makeTranscoder } from './transcode.js';
 import { resolveStreamOptions, type CreateStreamOptions, type OutputMode, type ResolvedStreamOptions, type StreamOutput } from './stream-options.js';
 import { StageTransform } from './transform.js';
 import type { LossReport, TargetName } from '../encode/types.js';
@@ -55,8 +55,9 @@ export function createStream<O extends StreamOutput<OutputMode>>(options?: Creat
     const onLoss = resolved.onLoss;
     resolved = { ...resolved, onLoss: (report: LossReport) => (onLoss?.(report), stream?.emit('loss', report)) };
   }
-  // The overloads give each output mode its item type; the stage emits that mode's items.
-  const stage = makeOutputStage(resolved) as GuardedStage<O>;
+  // The overloads give each output mode its item type; the stage emits that mode's items (`to`: bytes,
+  // one buffer per input chunk where every source is encoded, which the Transform hands on as they are).
+  const stage = (resolved.to !== undefined ? makeByteTranscoder(resolved, resolved.to, makeGuardedEventsStage) : makeOutputStage(resolved)) as GuardedStage<O>;
   const bytesOut = resolved.output === 'text' || resolved.to !== undefined;
   stream = new StageTransform<Chunk, O>(stage, false, resolved.transform, !bytesOut);
   if (signal !== undefined) {

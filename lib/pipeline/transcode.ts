@@ -16,6 +16,7 @@ import type { FramingName } from '../framing/detect.js';
 import type { Emit, Stage } from '../stage.js';
 import { makeFramer } from '../framing/detect.js';
 import { makeEncoder, targetOf } from '../encode/encoder.js';
+import type { TargetDefinitionOf } from '../encode/target.js';
 import type { TargetName } from '../encode/types.js';
 import type { GuardedEventsStage, GuardedStage } from './create-stream.js';
 import type { ResolvedStreamOptions } from './stream-options.js';
@@ -25,12 +26,27 @@ type Mode = 'unknown' | 'pass' | 'encode';
 /** The guarded events stage's factory (create-stream.ts passes its own: no import cycle). */
 export type EventsFactory = (options: ResolvedStreamOptions, tap?: (frame: Frame) => void) => GuardedEventsStage;
 
+/**
+ * makeTranscoder for a consumer of bytes (createStream's Transform): where no frame can pass as it
+ * came, the output of each input chunk comes as one Uint8Array (see encode/byte-out.ts); elsewhere
+ * strings, as makeTranscoder's.
+ */
+export function makeByteTranscoder(options: ResolvedStreamOptions, to: TargetName, makeGuardedEventsStage: EventsFactory): GuardedStage<string | Uint8Array> {
+  return passesNone(options, targetOf(to).passThrough) ? encodeBytes(options, to, makeGuardedEventsStage) : makeTranscoder(options, to, makeGuardedEventsStage);
+}
+
+/** No frame can pass as it came (the target has no pass-through for this source, or passThrough: false). */
+function passesNone(options: ResolvedStreamOptions, rule: TargetDefinitionOf<TargetName>['passThrough']): boolean {
+  const given = options.dialect;
+  return !options.passThrough || rule === undefined || (given !== 'auto' && !rule.dialects.includes(given)) || (options.framing !== 'auto' && options.framing !== rule.framing);
+}
+
 export function makeTranscoder(options: ResolvedStreamOptions, to: TargetName, makeGuardedEventsStage: EventsFactory): GuardedStage<string> {
-  const encoder = makeEncoder({ to, strict: options.strict, onLoss: options.onLoss });
   const rule = targetOf(to).passThrough;
   const given = options.dialect;
-  if (!options.passThrough || rule === undefined || (given !== 'auto' && !rule.dialects.includes(given)) || (options.framing !== 'auto' && options.framing !== rule.framing)) {
-    // nothing passes as it came (none can, or passThrough: false): the events go straight into the encoder
+  if (passesNone(options, rule) || rule === undefined) {
+    // nothing passes as it came: the events go straight into the encoder
+    const encoder = makeEncoder({ to, strict: options.strict, onLoss: options.onLoss });
     const events = makeGuardedEventsStage(options);
     let out: Emit<string> = () => {};
     // Text deltas the templates recognise go to the encoder without their event, and with the
@@ -60,6 +76,7 @@ export function makeTranscoder(options: ResolvedStreamOptions, to: TargetName, m
       },
     };
   }
+  const encoder = makeEncoder({ to, strict: options.strict, onLoss: options.onLoss });
   const passing = rule;
   if (given !== 'auto' && options.framing === passing.framing) return makeFramePass(options, passing.framing, encoder, makeGuardedEventsStage);
 
@@ -145,6 +162,48 @@ export function makeTranscoder(options: ResolvedStreamOptions, to: TargetName, m
       out = emit;
       events.abort(err, onEvent);
       finish(emit);
+    },
+  };
+}
+
+/** Every source encoded, its output as bytes, one Uint8Array per input chunk (byte mode of the encoder). */
+function encodeBytes(options: ResolvedStreamOptions, to: TargetName, makeGuardedEventsStage: EventsFactory): GuardedStage<Uint8Array> {
+  const encoder = makeEncoder({ to, strict: options.strict, onLoss: options.onLoss }, true);
+  const events = makeGuardedEventsStage(options);
+  // (the encoder writes nothing through these: its bytes come by flush)
+  const none: Emit<string> = () => {};
+  const toEncoder: Emit<UnifiedEvent> = (ev) => encoder.push(ev, none);
+  if (!options.strict) {
+    // as in transcoder() above: text deltas without their event, with the source's escaped text
+    events.setTextSink(
+      (reasoning, index, contentIndex, text) => encoder.takeText(reasoning, index, contentIndex, text, none),
+      (reasoning, index, contentIndex, raw) => encoder.takeRaw(reasoning, index, contentIndex, raw, none),
+    );
+  }
+  return {
+    push(chunk, emit) {
+      try {
+        events.push(chunk, toEncoder);
+      } finally {
+        // what was written before a failure still goes out first
+        encoder.flush(emit);
+      }
+    },
+    end(emit) {
+      try {
+        events.end(toEncoder);
+        encoder.end(none);
+      } finally {
+        encoder.flush(emit);
+      }
+    },
+    abort(err, emit) {
+      try {
+        events.abort(err, toEncoder);
+        encoder.end(none);
+      } finally {
+        encoder.flush(emit);
+      }
     },
   };
 }

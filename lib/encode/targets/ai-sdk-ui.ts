@@ -218,7 +218,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
       case 'text_delta': {
         const id = flow(`text:${ev.index}`, 'text');
         // the bulk of every stream, written around the delta's JSON alone: the same bytes as chunk()
-        ctx.write(`data: {"type":"text-delta","id":${JSON.stringify(id)},"delta":${ctx.json(ev.text)}}\n\n`);
+        ctx.writeText(`data: {"type":"text-delta","id":${JSON.stringify(id)},"delta":"`, ev.text, '"}\n\n');
         return;
       }
       case 'reasoning_delta': {

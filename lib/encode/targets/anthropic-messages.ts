@@ -137,9 +137,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
    * around the string's JSON alone; the same bytes as `delta`.
    */
   function stringDelta(block: Block, type: string, key: string, value: string): void {
-    ctx.write(
-      `event: content_block_delta\ndata: {"type":"content_block_delta","index":${block.index},"delta":{"type":"${type}","${key}":${ctx.json(value)}}}\n\n`,
-    );
+    ctx.writeText(`event: content_block_delta\ndata: {"type":"content_block_delta","index":${block.index},"delta":{"type":"${type}","${key}":"`, value, '"}}\n\n');
   }
 
   function toolBlock(id: string, name: string, providerExecuted: boolean): Block {

@@ -112,7 +112,7 @@ function writeChunk(ctx: TargetContext, framing: Framing, chunk: JsonObject): vo
   writeJson(ctx, framing, JSON.stringify(chunk));
 }
 
-/** One chunk's JSON text in the framing. */
+/** One chunk's JSON text in the framing (textChunk: the same around a text). */
 function writeJson(ctx: TargetContext, framing: Framing, json: string): void {
   if (framing === 'sse') {
     ctx.write(`data: ${json}\r\n\r\n`);
@@ -260,7 +260,14 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
    */
   function textChunk(k: number, text: string, thought: boolean): void {
     tail ??= `${model === null ? '' : `,"modelVersion":${JSON.stringify(model)}`}${id === null ? '' : `,"responseId":${JSON.stringify(id)}`}}`;
-    writeJson(ctx, framing, `{"candidates":[{"content":{"role":"model","parts":[{"text":${ctx.json(text)}${thought ? ',"thought":true' : ''}}]},"index":${k}}]${tail}`);
+    const after = `"${thought ? ',"thought":true' : ''}}]},"index":${k}}]${tail}`;
+    const before = '{"candidates":[{"content":{"role":"model","parts":[{"text":"';
+    if (framing === 'sse') ctx.writeText(`data: ${before}`, text, `${after}\r\n\r\n`);
+    else {
+      const state = outputOf(ctx);
+      ctx.writeText(state.open ? `\n,\r\n${before}` : `[${before}`, text, after);
+      state.open = true;
+    }
   }
 
   /** A text or thought part with nothing else ({text} or {text, thought: true}, in that order). */

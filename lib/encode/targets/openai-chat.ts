@@ -85,7 +85,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
    */
   function stringDelta(k: number, key: string, value: string): void {
     head ??= `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},"choices":[{"index":`;
-    ctx.write(`${head}${k},"delta":{"${key}":${ctx.json(value)}},"logprobs":null,"finish_reason":null}]}\n\n`);
+    ctx.writeText(`${head}${k},"delta":{"${key}":"`, value, '"},"logprobs":null,"finish_reason":null}]}\n\n');
   }
 
   function toolCall(k: number, callId: string, name: string): { index: number; written: string } {

@@ -67,7 +67,8 @@
  */
 import { assertNever, type CitationEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { loseNotice, loseOtherChoices } from '../notices.js';
-import { defineTarget, flat, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
+import type { KeptText } from '../byte-out.js';
+import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
 
 const FAMILY = ['openai-responses', 'xai-responses'] as const;
 
@@ -80,9 +81,9 @@ interface Part {
   /**
    * The text as JSON string contents (without the quotes): the deltas' JSON as written, so the four
    * events that repeat the whole text (text done, part done, item done, the terminal response) do
-   * not escape it again.
+   * not escape it again (ctx.keep: in byte mode, bytes copied rather than text encoded again).
    */
-  json: string;
+  json: KeptText;
   annotations: JsonObject[];
   /** url_citations that came before the part's text, without offsets: added when the part is done, spanning its text. */
   held: JsonObject[];
@@ -192,8 +193,8 @@ function partJson(part: Part): JsonObject {
 /** partJson as JSON text, the text from its JSON as written. */
 function partText(part: Part): string {
   return part.kind === 'refusal'
-    ? `{"type":"refusal","refusal":"${part.json}"}`
-    : `{"type":"output_text","annotations":${JSON.stringify(part.annotations)},"logprobs":[],"text":"${part.json}"}`;
+    ? `{"type":"refusal","refusal":"${part.json.ref()}"}`
+    : `{"type":"output_text","annotations":${JSON.stringify(part.annotations)},"logprobs":[],"text":"${part.json.ref()}"}`;
 }
 
 /** itemJson as JSON text: a message's parts from their JSON as written. */
@@ -303,13 +304,12 @@ function createResponse(ctx: TargetContext): TargetResponse {
   function closePart(item: MessageItem, part: Part): void {
     if (!part.open) return;
     part.open = false;
-    part.json = flat(part.json);
     const where = `,"item_id":${JSON.stringify(item.id)},"output_index":${item.outputIndex},"content_index":${item.parts.indexOf(part)}`;
-    if (part.kind === 'refusal') emitText('response.refusal.done', `${where},"refusal":"${part.json}"`);
+    if (part.kind === 'refusal') emitText('response.refusal.done', `${where},"refusal":"${part.json.ref()}"`);
     else {
       for (const h of part.held) annotate(item, part, { ...h, start_index: 0, end_index: part.text.length });
       part.held.length = 0;
-      emitText('response.output_text.done', `${where},"text":"${part.json}","logprobs":[]`);
+      emitText('response.output_text.done', `${where},"text":"${part.json.ref()}","logprobs":[]`);
     }
     emitText('response.content_part.done', `${where},"part":${partText(part)}`);
   }
@@ -367,7 +367,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
     let part = item.parts[item.parts.length - 1];
     if (part === undefined || !part.open || part.block !== block || part.content !== content || part.kind !== kind) {
       if (part !== undefined) closePart(item, part);
-      part = { kind, block, content, text: '', json: '', annotations: [], held: [], open: true };
+      part = { kind, block, content, text: '', json: ctx.keep(), annotations: [], held: [], open: true };
       item.parts.push(part);
       emit('response.content_part.added', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1, part: partJson(part) });
       if (kind === 'text') {
@@ -377,8 +377,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
       }
     }
     part.text += delta;
-    const json = ctx.chars(delta);
-    part.json += json;
+    const json = part.json.add(delta);
     if (refusal) {
       emit('response.refusal.delta', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1, delta });
       return;
@@ -386,8 +385,11 @@ function createResponse(ctx: TargetContext): TargetResponse {
     // the bulk of every stream, written around the delta's JSON alone: the same bytes as emit()
     part.deltaHead ??=
       `,"item_id":${JSON.stringify(item.id)},"output_index":${item.outputIndex},"content_index":${item.parts.length - 1},"delta":`;
-    ctx.write(
-      `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq++}${part.deltaHead}"${json}","logprobs":[]}\n\n`,
+    ctx.writeText(
+      `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq++}${part.deltaHead}"`,
+      delta,
+      '","logprobs":[]}\n\n',
+      json,
     );
   }
 

@@ -1,0 +1,145 @@
+/**
+ * The encoder's output as bytes (createStream({ to })): every write of an input
+ * chunk goes into one buffer, handed on once per chunk, instead of a string per
+ * event that the Transform encodes and queues on its own. Texts a target writes
+ * again and again (the Responses wire repeats each part's whole text four times)
+ * are kept as their UTF-8 bytes and copied, not re-encoded: a target puts a kept
+ * text's `ref()` into the string it writes and the bytes take its place.
+ */
+import { alloc, writeLatin1, writeUtf8 } from '../bytes/index.js';
+import type { Emit } from '../stage.js';
+
+/** A text's JSON string characters, kept to be written again (see TargetContext.keep). */
+export interface KeptText {
+  /** Appends ctx.chars(s) and returns it. */
+  add(s: string): string;
+  /**
+   * The characters kept, to be put in a string given to ctx.write (in byte mode a reference of a few
+   * characters that write replaces with the kept bytes: valid only inside this response's writes).
+   */
+  ref(): string;
+}
+
+/** A new block when a write may not fit (the bytes not handed on yet move with it, into twice their room). */
+const BLOCK = 64 * 1024;
+
+export class ByteOut {
+  private buf: Uint8Array = alloc(BLOCK);
+  private pos = 0;
+  /** Where the bytes not handed on yet begin. */
+  private start = 0;
+  /**
+   * Kept texts of the open response by name. A reference is NUL, the name, NUL: JSON text and the SSE
+   * lines around it hold no raw NUL (JSON escapes every control character), and one that is no
+   * reference is written as it is.
+   */
+  private kept = new Map<string, KeptBytes>();
+
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const pending = this.pos - this.start;
+    const next = alloc(Math.max(BLOCK, 2 * (pending + n)));
+    next.set(this.buf.subarray(this.start, this.pos));
+    this.buf = next;
+    this.start = 0;
+    this.pos = pending;
+  }
+
+  /** Wire text (kept texts' refs replaced by their bytes). */
+  write(s: string): void {
+    if (this.kept.size > 0 && s.indexOf('\0') !== -1) {
+      this.spliced(s);
+      return;
+    }
+    this.plain(s);
+  }
+
+  /** A string of one byte per character (the latin1 view of UTF-8 bytes), as those bytes. */
+  latin1(s: string): void {
+    this.room(s.length);
+    this.pos += writeLatin1(this.buf, s, this.pos);
+  }
+
+  private bytes(b: Uint8Array, end: number): void {
+    this.room(end);
+    this.buf.set(b.subarray(0, end), this.pos);
+    this.pos += end;
+  }
+
+  private spliced(s: string): void {
+    let from = 0;
+    let at = s.indexOf('\0');
+    while (at !== -1) {
+      const close = s.indexOf('\0', at + 1);
+      const k = close === -1 ? undefined : this.kept.get(s.slice(at + 1, close));
+      if (k === undefined) {
+        // not a reference after all: written as it is
+        at = s.indexOf('\0', at + 1);
+        continue;
+      }
+      this.plain(s.slice(from, at));
+      this.bytes(k.buf, k.len);
+      from = close + 1;
+      at = s.indexOf('\0', from);
+    }
+    this.plain(s.slice(from));
+  }
+
+  private plain(s: string): void {
+    this.room(s.length * 3);
+    this.pos += writeUtf8(this.buf, s, this.pos);
+  }
+
+  /** A new kept text, its bytes written through `chars` (the encoder's ctx.chars, raw deltas as latin1). */
+  keep(chars: (s: string) => string, raw: (s: string) => string | null): KeptText {
+    const name = String(this.kept.size);
+    const k = new KeptBytes(name, chars, raw);
+    this.kept.set(name, k);
+    return k;
+  }
+
+  /** The response ended: its kept texts go. */
+  forget(): void {
+    this.kept.clear();
+  }
+
+  /** Hands on what was written since the last flush (a view of this buffer, never written again). */
+  flush(emit: Emit<Uint8Array>): void {
+    if (this.pos === this.start) return;
+    const out = this.buf.subarray(this.start, this.pos);
+    this.start = this.pos;
+    emit(out);
+  }
+}
+
+class KeptBytes implements KeptText {
+  buf: Uint8Array = alloc(1024);
+  len = 0;
+  private readonly tag: string;
+
+  constructor(
+    name: string,
+    private readonly chars: (s: string) => string,
+    /** The delta's wire bytes as latin1 when it came raw and is written as it came, else null. */
+    private readonly raw: (s: string) => string | null,
+  ) {
+    this.tag = `\0${name}\0`;
+  }
+
+  add(s: string): string {
+    const c = this.chars(s);
+    const r = this.raw(s);
+    const need = this.len + (r === null ? c.length * 3 : r.length);
+    if (need > this.buf.length) {
+      const next = alloc(Math.max(need, this.buf.length * 2));
+      next.set(this.buf.subarray(0, this.len));
+      this.buf = next;
+    }
+    this.len += r === null ? writeUtf8(this.buf, c, this.len) : writeLatin1(this.buf, r, this.len);
+    return c;
+  }
+
+  ref(): string {
+    return this.tag;
+  }
+}

@@ -9,6 +9,12 @@
  * Strings are skipped with indexOf('"') plus a backslash-parity check, so the
  * cost per byte inside long strings is memchr's, not a JS loop's.
  *
+ * Array mode reads a large chunk's valid UTF-8 as text, decoded in one call
+ * (as the floor does), and its elements are slices of that string: decoding
+ * each element on its own cost more than the decoding itself on two-byte
+ * text. A value that began in an earlier chunk, the bytes of a character cut
+ * by the chunk's end, invalid UTF-8 and small chunks go through the bytes.
+ *
  * In `values` mode a broken value costs its own line only (NDJSON logs hold
  * one value per line, and one bad line must not swallow the rest): a raw line
  * feed inside a string (never valid JSON) or a `{` at the start of a line
@@ -18,7 +24,7 @@
 import { describeByte, FrameTooLargeError, JsonArrayError } from '../errors.js';
 import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
-import { copy } from '../bytes/index.js';
+import { byteLength, copy, decodeValid, isUtf8 } from '../bytes/index.js';
 import { createBomStripper, EMPTY_BUFFER, joinFragments, toBytes, type Chunk } from './bytes.js';
 import type { ResolvedFramerOptions } from './options.js';
 import { replacedInvalidUtf8, utf8 } from './utf8.js';
@@ -50,6 +56,9 @@ const OPEN_BRACE = 0x7b;
 function isWs(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
+
+/** Array mode reads at least this many bytes of a chunk as text (smaller: the decoding of a cut element would be wasted too often). */
+const TEXT_MIN = 8192;
 
 export function createJsonScanner(mode: 'array' | 'values', options: Pick<ResolvedFramerOptions, 'maxFrameBytes' | 'positions'>): Stage<Chunk, Frame> {
   const { maxFrameBytes, positions } = options;
@@ -141,13 +150,38 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
     return pos;
   }
 
+  function inValue(): boolean {
+    return state === S.InContainer || state === S.InString || state === S.InScalar;
+  }
+
   function scan(buf: Uint8Array, emit: Emit<Frame>): void {
     const len = buf.length;
     let pos = 0;
+    valueStart = inValue() ? -1 : 0;
+    if (mode === 'array' && len >= TEXT_MIN) {
+      if (inValue()) pos = scanBytes(buf, 0, emit, true);
+      if (len - pos >= TEXT_MIN && !inValue()) pos = scanText(buf, pos, emit);
+    }
+    if (pos < len) scanBytes(buf, pos, emit, false);
+    if (inValue()) {
+      const start = valueStart < 0 ? 0 : valueStart;
+      fragmentBytes += len - start;
+      if (fragmentBytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, valueOffset, frameNo);
+      fragments.push(copy(buf.subarray(start)));
+    }
+    consumed += len;
+  }
+
+  /**
+   * The scanning loop over buf from `pos`; `between`: return at the first
+   * position between two values (where scanText may take over), else at the end.
+   */
+  function scanBytes(buf: Uint8Array, pos: number, emit: Emit<Frame>, between: boolean): number {
+    const len = buf.length;
     /** values mode: the first line feed at or after `pos` in this chunk (len: none), found once per line. */
     let nextLf = -1;
-    valueStart = state === S.InContainer || state === S.InString || state === S.InScalar ? -1 : 0;
     while (pos < len) {
+      if (between && state === S.ExpectSep) return pos;
       switch (state) {
         case S.InString: {
           if (escaped) {
@@ -257,13 +291,159 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
         }
       }
     }
-    if (state === S.InContainer || state === S.InString || state === S.InScalar) {
-      const start = valueStart < 0 ? 0 : valueStart;
-      fragmentBytes += len - start;
-      if (fragmentBytes > maxFrameBytes) throw new FrameTooLargeError(maxFrameBytes, valueOffset, frameNo);
-      fragments.push(copy(buf.subarray(start)));
+    return pos;
+  }
+
+  // scanText's string, where it came from in the chunk, and one known pair of character and byte positions in it
+  let text = '';
+  let textFrom = 0;
+  let knownChar = 0;
+  let knownByte = 0;
+
+  /** The position in the chunk of character `c` of `text` (a native count from the nearest known position: no byte loop). */
+  function byteAt(c: number): number {
+    if (c < knownChar) {
+      knownChar = 0;
+      knownByte = textFrom;
     }
-    consumed += len;
+    if (c > knownChar) knownByte += byteLength(text.slice(knownChar, c));
+    knownChar = c;
+    return knownByte;
+  }
+
+  /**
+   * Array mode, between two values at buf[pos]: reads the chunk up to the end
+   * of its last whole character as one string. Returns where the bytes take
+   * over: that end, or `pos` when that part is not valid UTF-8.
+   */
+  function scanText(buf: Uint8Array, pos: number, emit: Emit<Frame>): number {
+    const end = wholeCharsEnd(buf, pos);
+    const bytes = buf.subarray(pos, end);
+    if (!isUtf8(bytes)) return pos;
+    const s = decodeValid(bytes);
+    text = s;
+    textFrom = knownByte = pos;
+    knownChar = 0;
+    const n = s.length;
+    let i = 0;
+    let start = 0;
+    while (i < n) {
+      switch (state) {
+        case S.InString: {
+          if (escaped) {
+            escaped = false;
+            i++;
+            continue;
+          }
+          const q = s.indexOf('"', i);
+          if (q === -1) {
+            escaped = trailingBackslashesOf(s, i, n) % 2 === 1;
+            i = n;
+            continue;
+          }
+          if (trailingBackslashesOf(s, i, q) % 2 === 1) {
+            i = q + 1;
+            continue;
+          }
+          i = q + 1;
+          if (depth === 0) finishText(start, i, emit);
+          else state = S.InContainer;
+          continue;
+        }
+        case S.InContainer: {
+          for (; i < n; i++) {
+            const c = s.charCodeAt(i);
+            if (c === QUOTE) {
+              state = S.InString;
+              escaped = false;
+              i++;
+              break;
+            }
+            if (c === 0x7b || c === 0x5b) depth++;
+            else if (c === 0x7d || c === 0x5d) {
+              if (--depth === 0) {
+                i++;
+                finishText(start, i, emit);
+                break;
+              }
+            }
+          }
+          continue;
+        }
+        case S.InScalar: {
+          const c = s.charCodeAt(i);
+          if (isWs(c) || c === 0x2c || c === 0x5d || c === 0x7b || c === 0x5b || c === QUOTE) {
+            finishText(start, i, emit);
+            continue;
+          }
+          i++;
+          continue;
+        }
+        default: {
+          const c = s.charCodeAt(i);
+          if (isWs(c)) {
+            i++;
+            continue;
+          }
+          switch (state) {
+            case S.ExpectOpen:
+              if (c !== 0x5b) fail("'['", buf, byteAt(i));
+              state = S.ExpectFirst;
+              i++;
+              continue;
+            case S.ExpectFirst:
+              if (c === 0x5d) {
+                state = S.ExpectOpen;
+                i++;
+                continue;
+              }
+              if (c === 0x2c) fail("a value or ']'", buf, byteAt(i));
+              startText(c, i);
+              start = i++;
+              continue;
+            case S.ExpectValue:
+              if (c === 0x5d || c === 0x2c) fail('a value', buf, byteAt(i));
+              startText(c, i);
+              start = i++;
+              continue;
+            case S.ExpectSep:
+              if (c === 0x2c) state = S.ExpectValue;
+              else if (c === 0x5d) state = S.ExpectOpen;
+              else fail("',' or ']'", buf, byteAt(i));
+              i++;
+              continue;
+            default:
+              throw new Error('unreachable');
+          }
+        }
+      }
+    }
+    // a value still open goes on in bytes: from its first byte, as a fragment (see scan)
+    if (inValue()) {
+      valueStart = byteAt(start);
+      valueOffset = consumed + valueStart;
+    }
+    text = '';
+    return end;
+  }
+
+  /** startValue for scanText: the value's byte offset is counted only when something reads it. */
+  function startText(c: number, i: number): void {
+    startValue(c, -1);
+    if (positions) valueOffset = consumed + byteAt(i);
+  }
+
+  /** finish for scanText: the value is text[start, end). */
+  function finishText(start: number, end: number, emit: Emit<Frame>): void {
+    // (a UTF-16 unit is at most 3 bytes of UTF-8: the exact count only for a value that may be too large)
+    if ((end - start) * 3 > maxFrameBytes && byteLength(text.slice(start, end)) > maxFrameBytes) {
+      throw new FrameTooLargeError(maxFrameBytes, consumed + byteAt(start), frameNo);
+    }
+    const frame: Frame = { event: 'message', data: text.slice(start, end), id: '' };
+    if (positions) frame.at = { frame: frameNo, offset: valueOffset };
+    frameNo++;
+    state = S.ExpectSep;
+    emit(frame);
   }
 
   return {
@@ -293,6 +473,25 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
       }
     },
   };
+}
+
+/** The end of buf's last whole UTF-8 character at or after `from` (invalid bytes count as whole: isUtf8 rejects them). */
+function wholeCharsEnd(buf: Uint8Array, from: number): number {
+  const len = buf.length;
+  let i = len;
+  while (i > from && len - i < 3 && (buf[i - 1]! & 0xc0) === 0x80) i--;
+  if (i === from) return len;
+  const lead = buf[i - 1]!;
+  if (lead < 0xc0) return len;
+  const size = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+  return len - (i - 1) < size ? i - 1 : len;
+}
+
+/** trailingBackslashes over a string. */
+function trailingBackslashesOf(s: string, from: number, end: number): number {
+  let n = 0;
+  for (let i = end - 1; i >= from && s.charCodeAt(i) === BACKSLASH; i--) n++;
+  return n;
 }
 
 /** Number of consecutive backslashes ending just before `end`, not looking before `from`. */

@@ -73,16 +73,21 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
   const ledger = new LossLedger(options.to, options.strict);
   const tracker = new ResponseTracker();
   let out: Emit<string> = () => {};
-  /** The delta being taken by takeRaw, and its JSON string body as the source escaped it. */
+  /**
+   * The delta being taken by takeRaw (its text; with a target that reads deltas only through
+   * writeText, in byte mode, its wire bytes themselves), its JSON string body as the source escaped it
+   * (decoded when asked for) and as wire bytes (latin1 view).
+   */
   let rawText: string | null = null;
-  let rawChars = '';
+  let rawChars: string | null = null;
   let rawBytes = '';
   const byteOut = bytes ? new ByteOut() : null;
-  const chars = (s: string): string => (s === rawText ? rawChars : jsonChars(s));
+  const undecoded = byteOut !== null && target.rawDeltas === true;
+  const chars = (s: string): string => (s === rawText ? (rawChars ??= latin1ToUtf8(rawBytes)) : jsonChars(s));
   const ctx: TargetContext = {
     write: byteOut === null ? (text) => out(text) : (text) => byteOut.write(text),
     lose: (what, detail) => ledger.lose(what, detail),
-    json: (s) => (s === rawText ? `"${rawChars}"` : jsonString(s)),
+    json: (s) => (s === rawText ? `"${chars(s)}"` : jsonString(s)),
     chars,
     writeText:
       byteOut === null
@@ -171,12 +176,17 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
     takeRaw(reasoning, index, contentIndex, raw, emit) {
       if (!tracker.open || response === null || NOT_STRINGIFY_ESCAPE.test(raw)) return false;
       out = emit;
-      const body = latin1ToUtf8(raw);
-      const b = body.indexOf('\\');
-      const text = b === -1 ? body : unescapeJson(body, b);
-      rawText = text;
-      rawChars = body;
       rawBytes = raw;
+      if (undecoded) {
+        rawText = raw;
+        rawChars = null;
+      } else {
+        const body = latin1ToUtf8(raw);
+        const b = body.indexOf('\\');
+        rawText = b === -1 ? body : unescapeJson(body, b);
+        rawChars = body;
+      }
+      const text = rawText;
       try {
         lanes.push(delta(reasoning, index, contentIndex, text), encode);
       } finally {

@@ -52,6 +52,12 @@ export interface TargetDefinitionOf<N extends string> {
    * frames out as they came (a lossless pass-through) instead of encoding their events.
    */
   readonly passThrough?: { readonly dialects: readonly DialectName[]; readonly framing: 'sse' | 'json-array' };
+  /**
+   * The text of its text and reasoning deltas is read only through ctx.writeText: createStream({ to })
+   * then gives a delta that came as the source's bytes those bytes (a latin1 view) as its text, not
+   * decoded (ctx.chars / ctx.json of it still give its JSON characters).
+   */
+  readonly rawDeltas?: boolean;
   createResponse(ctx: TargetContext): TargetResponse;
   /** An error that belongs to no response (e.g. the input was not a stream), in this wire's error form. */
   writeError(ev: ErrorEvent, ctx: TargetContext): void;

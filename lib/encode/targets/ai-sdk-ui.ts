@@ -223,7 +223,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
       }
       case 'reasoning_delta': {
         const id = flow(`reasoning:${ev.index}`, 'reasoning');
-        chunk({ type: 'reasoning-delta', id, delta: ev.text });
+        // (as text-delta: the same bytes as chunk())
+        ctx.writeText(`data: {"type":"reasoning-delta","id":${JSON.stringify(id)},"delta":"`, ev.text, '"}\n\n');
         return;
       }
       case 'signature':
@@ -344,6 +345,7 @@ export const aiSdkUiTarget = defineTarget({
   contentType: 'text/event-stream',
   headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
   family: FAMILY,
+  rawDeltas: true,
   createResponse,
   writeError(ev, ctx) {
     ctx.write(sseData({ type: 'error', errorText: `${ev.code}: ${ev.message}` }));

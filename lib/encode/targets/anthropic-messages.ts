@@ -318,6 +318,7 @@ export const anthropicMessagesTarget = defineTarget({
   contentType: 'text/event-stream',
   family: FAMILY,
   passThrough: { dialects: FAMILY, framing: 'sse' },
+  rawDeltas: true,
   createResponse,
   writeError(ev, ctx) {
     ctx.write(sseEvent('error', { type: 'error', error: { type: ev.code, message: ev.message } }));

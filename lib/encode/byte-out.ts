@@ -6,13 +6,17 @@
  * are kept as their UTF-8 bytes and copied, not re-encoded: a target puts a kept
  * text's `ref()` into the string it writes and the bytes take its place.
  */
-import { alloc, writeLatin1, writeUtf8 } from '../bytes/index.js';
+import { alloc, utf8, writeLatin1, writeUtf8 } from '../bytes/index.js';
 import type { Emit } from '../stage.js';
 
 /** A text's JSON string characters, kept to be written again (see TargetContext.keep). */
 export interface KeptText {
-  /** Appends ctx.chars(s) and returns it. */
-  add(s: string): string;
+  /** Appends ctx.chars(s); returns them, or undefined when they were not needed (a delta copied as its bytes). */
+  add(s: string): string | undefined;
+  /** Nothing kept (or only empty texts). */
+  empty(): boolean;
+  /** The text kept, decoded (for the rare reader of its content: citation offsets). */
+  text(): string;
   /**
    * The characters kept, to be put in a string given to ctx.write (in byte mode a reference of a few
    * characters that write replaces with the kept bytes: valid only inside this response's writes).
@@ -126,17 +130,25 @@ class KeptBytes implements KeptText {
     this.tag = `\0${name}\0`;
   }
 
-  add(s: string): string {
-    const c = this.chars(s);
+  add(s: string): string | undefined {
     const r = this.raw(s);
-    const need = this.len + (r === null ? c.length * 3 : r.length);
+    const c = r === null ? this.chars(s) : undefined;
+    const need = this.len + (c === undefined ? (r as string).length : c.length * 3);
     if (need > this.buf.length) {
       const next = alloc(Math.max(need, this.buf.length * 2));
       next.set(this.buf.subarray(0, this.len));
       this.buf = next;
     }
-    this.len += r === null ? writeUtf8(this.buf, c, this.len) : writeLatin1(this.buf, r, this.len);
+    this.len += c === undefined ? writeLatin1(this.buf, r as string, this.len) : writeUtf8(this.buf, c, this.len);
     return c;
+  }
+
+  empty(): boolean {
+    return this.len === 0;
+  }
+
+  text(): string {
+    return JSON.parse(`"${utf8(this.buf, 0, this.len)}"`) as string;
   }
 
   ref(): string {

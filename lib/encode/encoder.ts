@@ -82,7 +82,7 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
   let rawChars: string | null = null;
   let rawBytes = '';
   const byteOut = bytes ? new ByteOut() : null;
-  const undecoded = byteOut !== null && target.rawDeltas === true;
+  const undecoded = (reasoning: boolean): boolean => byteOut !== null && (target.rawDeltas === 'all' || (target.rawDeltas === 'text' && !reasoning));
   const chars = (s: string): string => (s === rawText ? (rawChars ??= latin1ToUtf8(rawBytes)) : jsonChars(s));
   const ctx: TargetContext = {
     write: byteOut === null ? (text) => out(text) : (text) => byteOut.write(text),
@@ -108,6 +108,8 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
         json += c;
         return c;
       },
+      empty: () => json === '',
+      text: () => JSON.parse(`"${json}"`) as string,
       ref: () => (json = flat(json)),
     };
   }
@@ -177,7 +179,7 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
       if (!tracker.open || response === null || NOT_STRINGIFY_ESCAPE.test(raw)) return false;
       out = emit;
       rawBytes = raw;
-      if (undecoded) {
+      if (undecoded(reasoning)) {
         rawText = raw;
         rawChars = null;
       } else {

@@ -53,11 +53,11 @@ export interface TargetDefinitionOf<N extends string> {
    */
   readonly passThrough?: { readonly dialects: readonly DialectName[]; readonly framing: 'sse' | 'json-array' };
   /**
-   * The text of its text and reasoning deltas is read only through ctx.writeText: createStream({ to })
-   * then gives a delta that came as the source's bytes those bytes (a latin1 view) as its text, not
-   * decoded (ctx.chars / ctx.json of it still give its JSON characters).
+   * The text of its text deltas (`all`: and reasoning deltas) is read only through ctx.writeText and
+   * ctx.keep: createStream({ to }) then gives a delta that came as the source's bytes those bytes (a
+   * latin1 view) as its text, not decoded (ctx.chars / ctx.json of it still give its JSON characters).
    */
-  readonly rawDeltas?: boolean;
+  readonly rawDeltas?: 'text' | 'all';
   createResponse(ctx: TargetContext): TargetResponse;
   /** An error that belongs to no response (e.g. the input was not a stream), in this wire's error form. */
   writeError(ev: ErrorEvent, ctx: TargetContext): void;

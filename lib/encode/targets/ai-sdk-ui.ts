@@ -345,7 +345,7 @@ export const aiSdkUiTarget = defineTarget({
   contentType: 'text/event-stream',
   headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
   family: FAMILY,
-  rawDeltas: true,
+  rawDeltas: 'all',
   createResponse,
   writeError(ev, ctx) {
     ctx.write(sseData({ type: 'error', errorText: `${ev.code}: ${ev.message}` }));

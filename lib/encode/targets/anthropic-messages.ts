@@ -318,7 +318,7 @@ export const anthropicMessagesTarget = defineTarget({
   contentType: 'text/event-stream',
   family: FAMILY,
   passThrough: { dialects: FAMILY, framing: 'sse' },
-  rawDeltas: true,
+  rawDeltas: 'all',
   createResponse,
   writeError(ev, ctx) {
     ctx.write(sseEvent('error', { type: 'error', error: { type: ev.code, message: ev.message } }));

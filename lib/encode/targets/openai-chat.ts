@@ -229,7 +229,7 @@ export const openaiChatTarget = defineTarget({
   contentType: 'text/event-stream',
   family: ['openai-chat', 'xai-chat'],
   passThrough: { dialects: ['openai-chat', 'xai-chat'], framing: 'sse' },
-  rawDeltas: true,
+  rawDeltas: 'all',
   createResponse,
   writeError(ev, ctx) {
     ctx.write(sseData({ error: { message: ev.message, type: ev.code, code: ev.code } }));

@@ -77,7 +77,6 @@ interface Part {
   /** Unified block index and content index of the text it holds. */
   block: number;
   content: number;
-  text: string;
   /**
    * The text as JSON string contents (without the quotes): the deltas' JSON as written, so the four
    * events that repeat the whole text (text done, part done, item done, the terminal response) do
@@ -186,8 +185,8 @@ function itemJson(item: Item): JsonObject {
 
 function partJson(part: Part): JsonObject {
   return part.kind === 'refusal'
-    ? { type: 'refusal', refusal: part.text }
-    : { type: 'output_text', annotations: [...part.annotations], logprobs: [], text: part.text };
+    ? { type: 'refusal', refusal: part.json.text() }
+    : { type: 'output_text', annotations: [...part.annotations], logprobs: [], text: part.json.text() };
 }
 
 /** partJson as JSON text, the text from its JSON as written. */
@@ -307,7 +306,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
     const where = `,"item_id":${JSON.stringify(item.id)},"output_index":${item.outputIndex},"content_index":${item.parts.indexOf(part)}`;
     if (part.kind === 'refusal') emitText('response.refusal.done', `${where},"refusal":"${part.json.ref()}"`);
     else {
-      for (const h of part.held) annotate(item, part, { ...h, start_index: 0, end_index: part.text.length });
+      for (const h of part.held) annotate(item, part, { ...h, start_index: 0, end_index: part.json.text().length });
       part.held.length = 0;
       emitText('response.output_text.done', `${where},"text":"${part.json.ref()}","logprobs":[]`);
     }
@@ -367,7 +366,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
     let part = item.parts[item.parts.length - 1];
     if (part === undefined || !part.open || part.block !== block || part.content !== content || part.kind !== kind) {
       if (part !== undefined) closePart(item, part);
-      part = { kind, block, content, text: '', json: ctx.keep(), annotations: [], held: [], open: true };
+      part = { kind, block, content, json: ctx.keep(), annotations: [], held: [], open: true };
       item.parts.push(part);
       emit('response.content_part.added', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1, part: partJson(part) });
       if (kind === 'text') {
@@ -376,7 +375,6 @@ function createResponse(ctx: TargetContext): TargetResponse {
         early.delete(block);
       }
     }
-    part.text += delta;
     const json = part.json.add(delta);
     if (refusal) {
       emit('response.refusal.delta', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1, delta });
@@ -409,7 +407,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
       return;
     }
     const ranged = typeof annotation['start_index'] === 'number' || annotation['type'] !== 'url_citation';
-    if (!ranged && at.part.open && at.part.text === '') {
+    if (!ranged && at.part.open && at.part.json.empty()) {
       // cited before its text (Anthropic): the block's text is the cited range, known when the part is done
       at.part.held.push(annotation);
     } else if (at.part.open) annotate(at.item, at.part, annotation);
@@ -721,6 +719,8 @@ export const openaiResponsesTarget = defineTarget({
   contentType: 'text/event-stream',
   family: FAMILY,
   passThrough: { dialects: FAMILY, framing: 'sse' },
+  // (a part's text is read only for citation offsets, decoded from its kept JSON then)
+  rawDeltas: 'text',
   createResponse,
   writeError(ev, ctx) {
     ctx.write(sseEvent('error', { type: 'error', sequence_number: 0, code: ev.code, message: ev.message, param: null }));

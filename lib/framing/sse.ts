@@ -1,6 +1,12 @@
 /**
  * Server-sent events framing, following WHATWG HTML "Interpreting an event
- * stream": bytes → { event, data, id, retry? } frames.
+ * stream" (§9.2.6): bytes → { event, data, id, retry? } frames. The comments
+ * in createSseFramer's line handler and dispatch name the spec's steps. Two
+ * departures, both options: an unterminated last event is dispatched at the
+ * end (`flushIncomplete`, the spec discards it), and an event whose data
+ * passes `maxFrameBytes` is an error. (The decoder's leading BOM is stripped
+ * by lines.ts.) The fused stage's hooks (an event taken whole from the bytes,
+ * the plain block's layout) ride along without changing a frame.
  */
 import { FrameTooLargeError } from '../errors.js';
 import type { ErrorEvent, Frame, Position } from '../events.js';
@@ -110,12 +116,17 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
   let dataStart = 0;
   let dataEnd = 0;
 
+  /** "Dispatch the event", at a blank line. */
   function dispatch(): void {
+    // "If the data buffer is an empty string, set the data buffer and the event type buffer to the
+    // empty string and return" (a `data:` line, even empty, makes it non-empty: hasData); the data
+    // lines are joined with LF, which is the spec's buffer without its last LF.
     if (hasData) {
       const frame: Frame = {
+        // "If the event type buffer has a value other than the empty string", the event's type; else `message`
         event: eventType === '' ? 'message' : eventType,
         data: dataParts === null ? data : dataParts.join('\n'),
-        id: lastEventId,
+        id: lastEventId, // "Set the last event ID string of the event source to the value of the last event ID buffer"
       };
       if (retry >= 0) frame.retry = retry;
       if (positions) frame.at = { frame: frameNo, offset: blockOffset };
@@ -123,6 +134,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
       frameNo++;
       emit(frame);
     }
+    // "Set the data buffer and the event type buffer to the empty string" (the last event ID stays)
     badUtf8 = false;
     eventType = '';
     data = '';
@@ -133,7 +145,9 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
     blockOffset = -1;
   }
 
+  /** One line, its line end removed (lines.ts: "CRLF, a single LF, or a single CR"). */
   function onLine(buf: Uint8Array, start: number, end: number, offset: number): void {
+    // "If the line is empty (a blank line): dispatch the event"
     if (start === end) {
       if (block !== undefined && plain && hasData && buf === blockBuf) blankLine(block, buf, end);
       dispatch();
@@ -149,7 +163,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
       }
     } else if (buf !== blockBuf) plain = false;
     const b0 = buf[start];
-    if (b0 === COLON) return; // comment
+    if (b0 === COLON) return; // "If the line starts with a U+003A COLON character (:): ignore the line"
     // Fast path for the overwhelmingly common `data:` line.
     if (b0 === 0x64 && buf[start + 1] === 0x61 && buf[start + 2] === 0x74 && buf[start + 3] === 0x61 && buf[start + 4] === COLON) {
       let v = start + 5;
@@ -160,6 +174,9 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
       appendData(buf, v, end);
       return;
     }
+    // "If the line contains a U+003A COLON character": the field is the characters before the first
+    // colon, the value those after it, one leading U+0020 SPACE removed; "otherwise" the whole line
+    // is the field and the value is empty
     let colon = start;
     while (colon < end && buf[colon] !== COLON) colon++;
     let v = colon;
@@ -167,6 +184,9 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
       v = colon + 1;
       if (v < end && buf[v] === SPACE) v++;
     }
+    // "Process the field": `data` appends the value to the data buffer, `event` sets the event type
+    // buffer, `id` sets the last event ID buffer unless the value holds U+0000 NULL, `retry` takes
+    // a value of ASCII digits only; "otherwise, the field is ignored"
     const nameLen = colon - start;
     if (nameLen === 4 && isName(buf, start, 'data')) {
       plain = false; // `data` without a colon, or another spelling: rare, not worth a template

@@ -82,7 +82,9 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
   let rawChars: string | null = null;
   let rawBytes = '';
   const byteOut = bytes ? new ByteOut() : null;
-  const undecoded = (reasoning: boolean): boolean => byteOut !== null && (target.rawDeltas === 'all' || (target.rawDeltas === 'text' && !reasoning));
+  /** A delta of this response may be given as its wire bytes (byte mode, and the response reads its text only so). */
+  const undecoded = (r: TargetResponse, reasoning: boolean): boolean => byteOut !== null && (r.rawDeltas === 'all' || (r.rawDeltas === 'text' && !reasoning));
+  let taken = false;
   const chars = (s: string): string => (s === rawText ? (rawChars ??= latin1ToUtf8(rawBytes)) : jsonChars(s));
   const ctx: TargetContext = {
     write: byteOut === null ? (text) => out(text) : (text) => byteOut.write(text),
@@ -98,6 +100,7 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
             else byteOut.write(c ?? jsonChars(text));
             byteOut.write(after);
           },
+    rawBody: (s) => (taken && s === rawText ? rawBytes : null),
     keep: byteOut === null ? keepChars : () => byteOut.keep(chars, (s) => (s === rawText ? rawBytes : null)),
   };
   function keepChars(): KeptText {
@@ -179,20 +182,21 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
       if (!tracker.open || response === null || NOT_STRINGIFY_ESCAPE.test(raw)) return false;
       out = emit;
       rawBytes = raw;
-      if (undecoded(reasoning)) {
+      taken = undecoded(response, reasoning);
+      if (taken) {
         rawText = raw;
         rawChars = null;
       } else {
-        const body = latin1ToUtf8(raw);
-        const b = body.indexOf('\\');
-        rawText = b === -1 ? body : unescapeJson(body, b);
-        rawChars = body;
+        rawChars = latin1ToUtf8(raw);
+        const b = rawChars.indexOf('\\');
+        rawText = b === -1 ? rawChars : unescapeJson(rawChars, b);
       }
       const text = rawText;
       try {
         lanes.push(delta(reasoning, index, contentIndex, text), encode);
       } finally {
         rawText = null;
+        taken = false;
       }
       return true;
     },

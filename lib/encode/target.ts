@@ -4,6 +4,8 @@
  * stage turns it into bytes at its Transform.
  */
 import type { DialectName, ErrorEvent, UnifiedEvent } from '../events.js';
+import { unescapeJson } from '../framing/json-text.js';
+import { latin1ToUtf8 } from '../framing/utf8.js';
 import type { KeptText } from './byte-out.js';
 import type { LossKind } from './types.js';
 
@@ -29,6 +31,8 @@ export interface TargetContext {
    * valid until the response ends.
    */
   keep(): KeptText;
+  /** The wire bytes (latin1 view of the JSON string body) when `s` is a delta's text given undecoded (rawDeltas), else null. */
+  rawBody(s: string): string | null;
 }
 
 /** One response being written. */
@@ -37,6 +41,13 @@ export interface TargetResponse {
   push(ev: UnifiedEvent): void;
   /** The response ended without its `done` (input ended): close what is open. */
   abort(): void;
+  /**
+   * The text of its text deltas (`all`: and reasoning deltas) is read only through ctx.writeText,
+   * ctx.keep and ctx.rawBody: createStream({ to }) then gives a delta that came as the source's bytes
+   * those bytes (a latin1 view) as its text, not decoded (ctx.chars / ctx.json of it still give its
+   * JSON characters).
+   */
+  readonly rawDeltas?: 'text' | 'all' | undefined;
 }
 
 export interface TargetDefinitionOf<N extends string> {
@@ -52,12 +63,6 @@ export interface TargetDefinitionOf<N extends string> {
    * frames out as they came (a lossless pass-through) instead of encoding their events.
    */
   readonly passThrough?: { readonly dialects: readonly DialectName[]; readonly framing: 'sse' | 'json-array' };
-  /**
-   * The text of its text deltas (`all`: and reasoning deltas) is read only through ctx.writeText and
-   * ctx.keep: createStream({ to }) then gives a delta that came as the source's bytes those bytes (a
-   * latin1 view) as its text, not decoded (ctx.chars / ctx.json of it still give its JSON characters).
-   */
-  readonly rawDeltas?: 'text' | 'all';
   createResponse(ctx: TargetContext): TargetResponse;
   /** An error that belongs to no response (e.g. the input was not a stream), in this wire's error form. */
   writeError(ev: ErrorEvent, ctx: TargetContext): void;
@@ -67,6 +72,13 @@ export interface TargetDefinitionOf<N extends string> {
 
 export function defineTarget<const N extends string>(definition: TargetDefinitionOf<N>): TargetDefinitionOf<N> {
   return definition;
+}
+
+/** A JSON string body as wire bytes (latin1 view of valid UTF-8, as the templates capture it), decoded. */
+export function decodeBody(raw: string): string {
+  const body = latin1ToUtf8(raw);
+  const b = body.indexOf('\\');
+  return b === -1 ? body : unescapeJson(body, b);
 }
 
 /** One SSE event block. */

@@ -15,6 +15,9 @@ import { createOutputStage, createStream } from '../../lib/pipeline/create-strea
 import { runStage } from '../../lib/stage.js';
 import { repoRoot } from '../helpers/corpus.js';
 
+// every capture × every target × three chunkings, twice (about 35 s on a loaded 2-core host; more under heavier load)
+t.setTimeout(360_000);
+
 const TARGETS: TargetName[] = ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini', 'ai-sdk-ui', 'gemini-interactions'];
 
 function files(dir: string): string[] {

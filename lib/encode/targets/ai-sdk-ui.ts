@@ -332,6 +332,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
 
   return {
     push,
+    rawDeltas: 'all',
     abort() {
       if (ended) return;
       if (!errorWritten) error('api_error', 'the source stream ended before the response was done');
@@ -345,7 +346,6 @@ export const aiSdkUiTarget = defineTarget({
   contentType: 'text/event-stream',
   headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
   family: FAMILY,
-  rawDeltas: 'all',
   createResponse,
   writeError(ev, ctx) {
     ctx.write(sseData({ type: 'error', errorText: `${ev.code}: ${ev.message}` }));

@@ -306,6 +306,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
 
   return {
     push,
+    rawDeltas: 'all',
     abort() {
       if (!errorWritten) writeError('api_error', 'the source stream ended before the response was done');
       if (usage !== null) ctx.lose('usage', 'the usage of a response cut short (an error event has no place for it)');
@@ -318,7 +319,6 @@ export const anthropicMessagesTarget = defineTarget({
   contentType: 'text/event-stream',
   family: FAMILY,
   passThrough: { dialects: FAMILY, framing: 'sse' },
-  rawDeltas: 'all',
   createResponse,
   writeError(ev, ctx) {
     ctx.write(sseEvent('error', { type: 'error', error: { type: ev.code, message: ev.message } }));

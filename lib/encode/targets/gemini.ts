@@ -45,7 +45,7 @@
 import { assertNever, type CitationEvent, type DoneChoice, type ErrorEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { isObject } from '../../dialects/helpers.js';
 import { byteLength } from '../../bytes/index.js';
-import { defineTarget, type TargetContext, type TargetResponse } from '../target.js';
+import { decodeBody, defineTarget, type TargetContext, type TargetResponse } from '../target.js';
 import { loseNotice } from '../notices.js';
 import { argumentsObject } from '../tool-args.js';
 
@@ -200,6 +200,11 @@ interface Candidate {
   answer: string;
   /** Each text block's runs in the answer (UTF-16 positions). */
   runs: Map<number, { pos: number; len: number }[]>;
+  /**
+   * Text deltas not in `answer` yet (block index, text, or wire bytes when it came undecoded): only a
+   * citation reads the answer, so a delta is decoded and placed when one asks (place).
+   */
+  unsettled: { index: number; text: string; raw: boolean }[];
   /** Citations, written on the last chunk. */
   cites: CitationEvent[];
   /** How it stopped (its own done, or the response's `done.choices`). */
@@ -243,7 +248,7 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
   function candidate(k: number): Candidate {
     let c = candidates.find((x) => x.k === k);
     if (c === undefined) {
-      c = { k, answer: '', runs: new Map(), cites: [], stop: null, lastKind: 'none', lastIndex: -1 };
+      c = { k, answer: '', runs: new Map(), unsettled: [], cites: [], stop: null, lastKind: 'none', lastIndex: -1 };
       let i = candidates.length;
       while (i > 0 && candidates[i - 1]!.k > k) i--;
       candidates.splice(i, 0, c);
@@ -396,8 +401,24 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
     return out;
   }
 
+  /** The unsettled deltas into the answer and its runs, in order. */
+  function place(c: Candidate): void {
+    for (const u of c.unsettled) {
+      const text = u.raw ? decodeBody(u.text) : u.text;
+      let runs = c.runs.get(u.index);
+      if (runs === undefined) c.runs.set(u.index, (runs = []));
+      const last = runs[runs.length - 1];
+      // a block's deltas usually follow one another: one run for them
+      if (last !== undefined && last.pos + last.len === c.answer.length) last.len += text.length;
+      else runs.push({ pos: c.answer.length, len: text.length });
+      c.answer += text;
+    }
+    c.unsettled.length = 0;
+  }
+
   /** A citation of candidate c as a citationSources entry: uri, title, and UTF-8 offsets into the answer text. */
   function citationSource(c: Candidate, ev: CitationEvent): JsonObject {
+    place(c);
     const label = ev.url ?? ev.source ?? ev.title ?? 'a citation';
     const out: JsonObject = {};
     if (ev.start !== undefined && ev.end !== undefined) {
@@ -499,14 +520,8 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
         return;
       }
       case 'text_delta': {
-        const c = candidate(k);
-        let runs = c.runs.get(ev.index);
-        if (runs === undefined) c.runs.set(ev.index, (runs = []));
-        const last = runs[runs.length - 1];
-        // a block's deltas usually follow one another: one run for them
-        if (last !== undefined && last.pos + last.len === c.answer.length) last.len += ev.text.length;
-        else runs.push({ pos: c.answer.length, len: ev.text.length });
-        c.answer += ev.text;
+        const raw = ctx.rawBody(ev.text);
+        candidate(k).unsettled.push({ index: ev.index, text: raw ?? ev.text, raw: raw !== null });
         part(k, 'text', ev.index, { text: ev.text });
         return;
       }
@@ -587,6 +602,10 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
 
   return {
     push,
+    // a part is held back (for a signature that may follow) only from its own family: written at once otherwise
+    get rawDeltas() {
+      return sameFamily ? undefined : 'all';
+    },
     abort() {
       if (!ended) fail({ code: 'incomplete_stream', message: 'the source stream ended before the response was done' });
     },

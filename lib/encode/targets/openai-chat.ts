@@ -216,6 +216,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
 
   return {
     push,
+    rawDeltas: 'all',
     abort() {
       if (ended) return;
       if (usage !== null) chunk([], { usage: chatUsage(usage) });
@@ -229,7 +230,6 @@ export const openaiChatTarget = defineTarget({
   contentType: 'text/event-stream',
   family: ['openai-chat', 'xai-chat'],
   passThrough: { dialects: ['openai-chat', 'xai-chat'], framing: 'sse' },
-  rawDeltas: 'all',
   createResponse,
   writeError(ev, ctx) {
     ctx.write(sseData({ error: { message: ev.message, type: ev.code, code: ev.code } }));

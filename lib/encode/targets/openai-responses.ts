@@ -706,6 +706,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
 
   return {
     push,
+    // (a part's text is read only for citation offsets, decoded from its kept JSON then)
+    rawDeltas: 'text',
     abort() {
       if (ended) return;
       if (failure === null) writeError('incomplete_stream', 'the source stream ended before the response was done');
@@ -719,8 +721,6 @@ export const openaiResponsesTarget = defineTarget({
   contentType: 'text/event-stream',
   family: FAMILY,
   passThrough: { dialects: FAMILY, framing: 'sse' },
-  // (a part's text is read only for citation offsets, decoded from its kept JSON then)
-  rawDeltas: 'text',
   createResponse,
   writeError(ev, ctx) {
     ctx.write(sseEvent('error', { type: 'error', sequence_number: 0, code: ev.code, message: ev.message, param: null }));

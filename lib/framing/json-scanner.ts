@@ -12,8 +12,12 @@
  * Array mode reads a large chunk's valid UTF-8 as text, decoded in one call
  * (as the floor does), and its elements are slices of that string: decoding
  * each element on its own cost more than the decoding itself on two-byte
- * text. A value that began in an earlier chunk, the bytes of a character cut
- * by the chunk's end, invalid UTF-8 and small chunks go through the bytes.
+ * text. Only while the text read is mostly multi-byte: on mostly ASCII text a
+ * few characters above U+00FF would make the whole chunk's string two-byte
+ * (and every slice and capture of it), where each element decoded on its own
+ * stays one-byte unless it holds one. A value that began in an earlier chunk,
+ * the bytes of a character cut by the chunk's end, invalid UTF-8 and small
+ * chunks go through the bytes.
  *
  * In `values` mode a broken value costs its own line only (NDJSON logs hold
  * one value per line, and one bad line must not swallow the rest): a raw line
@@ -57,6 +61,9 @@ function isWs(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
 
+/** The text read is multi-byte enough for scanText when UTF-8 bytes exceed UTF-16 units by more than 1 in DENSE. */
+const DENSE = 16;
+
 /** Array mode reads at least this many bytes of a chunk as text (smaller: the decoding of a cut element would be wasted too often). */
 const TEXT_MIN = 8192;
 
@@ -75,6 +82,11 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
   const values = mode === 'values';
   /** values mode: the byte before the current one was a line feed (across chunks too). */
   let afterLf = false;
+  /** Bytes of the values decoded in this chunk, and how many more than their UTF-16 units: the next chunk's choice (see the header). */
+  let decodedBytes = 0;
+  let decodedExtra = 0;
+  /** The last chunk's values were mostly multi-byte text. */
+  let dense = false;
 
   /** Ends the value at `end`; `trim`: a broken value, whose line end and trailing blanks are not part of it. */
   function finish(buf: Uint8Array, end: number, emit: Emit<Frame>, trim = false): void {
@@ -90,6 +102,8 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
     }
     if (trim) while (to > from && isWs(bytes[to - 1]!)) to--;
     const text = utf8(bytes, from, to);
+    decodedBytes += to - from;
+    decodedExtra += to - from - text.length;
     fragmentBytes = 0;
     const frame: Frame = { event: 'message', data: text, id: '' };
     if (positions) frame.at = { frame: frameNo, offset: valueOffset };
@@ -158,7 +172,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
     const len = buf.length;
     let pos = 0;
     valueStart = inValue() ? -1 : 0;
-    if (mode === 'array' && len >= TEXT_MIN) {
+    if (mode === 'array' && dense && len >= TEXT_MIN) {
       if (inValue()) pos = scanBytes(buf, 0, emit, true);
       if (len - pos >= TEXT_MIN && !inValue()) pos = scanText(buf, pos, emit);
     }
@@ -170,6 +184,8 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
       fragments.push(copy(buf.subarray(start)));
     }
     consumed += len;
+    if (decodedBytes > 0) dense = decodedExtra * DENSE > decodedBytes;
+    decodedBytes = decodedExtra = 0;
   }
 
   /**
@@ -321,6 +337,8 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
     const bytes = buf.subarray(pos, end);
     if (!isUtf8(bytes)) return pos;
     const s = decodeValid(bytes);
+    decodedBytes += end - pos;
+    decodedExtra += end - pos - s.length;
     text = s;
     textFrom = knownByte = pos;
     knownChar = 0;

@@ -74,11 +74,14 @@ export class CutEvents {
   private checkedState = IN_LINE;
   /** False while held bytes are read alone (the end of input, a large chunk's head without a blank line). */
   private holding = true;
-  /** The bytes of the push under way: only an event running to their end is held. */
+  /**
+   * The bytes of the push under way: only an event in them is held (the auto
+   * framer may push copies of its own, the bytes it held before it picked a
+   * framing, and a later one after them).
+   */
   private pushed: Uint8Array | null = null;
-  /** Where the framer stopped reading in this push (the buffer it read), if it did. */
-  private stopBuf: Uint8Array | null = null;
-  private stopPos = 0;
+  /** Where the framer stopped reading the bytes of this push, or -1. */
+  private stopPos = -1;
 
   /** `maxFrameBytes`: held bytes stay under the line limit, so holding them cannot delay a FrameTooLargeError. */
   constructor(maxFrameBytes: number) {
@@ -92,10 +95,7 @@ export class CutEvents {
    */
   cut(buf: Uint8Array, pos: number, answer: number): number {
     const len = buf.length;
-    const p = this.pushed;
-    if (!this.holding || len - pos > this.maxHeld || p === null) return -1;
-    // (the auto framer may push bytes of its own, copies held before it picked a framing)
-    if (buf.buffer !== p.buffer || buf.byteOffset + len !== p.byteOffset + p.length) return -1;
+    if (!this.holding || buf !== this.pushed || len - pos > this.maxHeld) return -1;
     // (bytes held before and read again at buf[0] were checked then)
     const state =
       answer === EVENT_CUT_CLEAN
@@ -105,7 +105,6 @@ export class CutEvents {
           : blankLineEnd(buf, pos, len, AFTER_LF);
     if (state >= 0) return -1;
     this.heldState = -1 - state;
-    this.stopBuf = buf;
     this.stopPos = pos;
     return LEAVE_UNREAD;
   }
@@ -114,16 +113,17 @@ export class CutEvents {
   wrap(framer: Stage<Chunk, Frame>): Stage<Chunk, Frame> {
     return {
       push: (chunk, emit) => {
+        // (bytes, so that the framer reads this very object: see cut)
         const buf = toBytes(chunk);
         if (this.heldBytes > 0) this.resume(framer, buf, emit);
-        else this.read(framer, buf, emit);
+        else this.read(framer, buf, false, emit);
       },
       end: (emit) => {
         if (this.heldBytes > 0) {
           // end of input: the held bytes are read as they are
           this.holding = false;
           try {
-            this.read(framer, this.takeHeld(EMPTY_BUFFER), emit);
+            this.read(framer, this.takeHeld(EMPTY_BUFFER), true, emit);
           } finally {
             this.holding = true;
           }
@@ -133,23 +133,20 @@ export class CutEvents {
     };
   }
 
-  /** One push to the framer; keeps what it left unread. */
-  private read(framer: Stage<Chunk, Frame>, buf: Uint8Array, emit: Emit<Frame>): void {
+  /** One push to the framer (`own`: buf is a view of the scratch buffer from its first byte); keeps what it left unread. */
+  private read(framer: Stage<Chunk, Frame>, buf: Uint8Array, own: boolean, emit: Emit<Frame>): void {
     this.pushed = buf;
     try {
       framer.push(buf, emit);
     } finally {
       this.pushed = null;
     }
-    const stop = this.stopBuf;
-    if (stop === null) return;
-    this.stopBuf = null;
     const pos = this.stopPos;
-    const s = this.scratch;
-    // a view of the scratch buffer from its first byte (held bytes joined before): they move to its start
-    if (s !== null && stop.buffer === s.buffer && stop.byteOffset === s.byteOffset) s.copyWithin(0, pos, stop.length);
-    else this.room(stop.length - pos, 0).set(pos === 0 ? stop : stop.subarray(pos));
-    this.heldBytes = stop.length - pos;
+    if (pos < 0) return;
+    this.stopPos = -1;
+    if (own) this.scratch!.copyWithin(0, pos, buf.length);
+    else this.room(buf.length - pos, 0).set(pos === 0 ? buf : buf.subarray(pos));
+    this.heldBytes = buf.length - pos;
   }
 
   /**
@@ -170,12 +167,12 @@ export class CutEvents {
     this.checkedState = this.heldState;
     this.holding = head === len;
     try {
-      this.read(framer, this.takeHeld(head === len ? buf : buf.subarray(0, head)), emit);
+      this.read(framer, this.takeHeld(head === len ? buf : buf.subarray(0, head)), true, emit);
     } finally {
       this.checked = 0;
       this.holding = true;
     }
-    if (head < len) this.read(framer, buf.subarray(head), emit);
+    if (head < len) this.read(framer, buf.subarray(head), false, emit);
   }
 
   /** A scratch buffer of at least `size` bytes whose first `keep` bytes are the old one's. */

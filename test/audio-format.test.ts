@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createStream, events, finals, OptionError, type FinalResult, type UnifiedEvent } from '../lib/index.js';
 import { runCli } from './helpers/cli.js';
+import { parseWav } from './helpers/wav.js';
 import { repoRoot } from './helpers/corpus.js';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'wirefold-audio-format-'));
@@ -42,52 +43,6 @@ function xaiUtterances(path: string): Buffer[] {
     }
   }
   return out;
-}
-
-interface Wav {
-  fmtSize: number;
-  format: number;
-  channels: number;
-  sampleRate: number;
-  byteRate: number;
-  blockAlign: number;
-  bits: number;
-  /** The fact chunk's sample count (G.711 only). */
-  factSamples: number | null;
-  dataSize: number;
-  data: Buffer;
-}
-
-/** Walks the RIFF chunks: RIFF size = file - 8; `fmt `, then `fact` when present, then `data`. */
-function parseWav(t: Test, file: Buffer): Wav {
-  t.equal(file.toString('latin1', 0, 4), 'RIFF');
-  t.equal(file.readUInt32LE(4), file.length - 8, 'RIFF size = file size - 8');
-  t.equal(file.toString('latin1', 8, 12), 'WAVE');
-  let at = 12;
-  const chunks = new Map<string, { start: number; size: number }>();
-  while (at + 8 <= file.length) {
-    const id = file.toString('latin1', at, at + 4);
-    const size = file.readUInt32LE(at + 4);
-    chunks.set(id, { start: at + 8, size });
-    at += 8 + size + (size % 2);
-  }
-  t.same([...chunks.keys()].filter((k) => k !== 'fact'), ['fmt ', 'data'], 'fmt then data');
-  const fmt = chunks.get('fmt ')!;
-  const data = chunks.get('data')!;
-  const fact = chunks.get('fact');
-  const f = fmt.start;
-  return {
-    fmtSize: fmt.size,
-    format: file.readUInt16LE(f),
-    channels: file.readUInt16LE(f + 2),
-    sampleRate: file.readUInt32LE(f + 4),
-    byteRate: file.readUInt32LE(f + 8),
-    blockAlign: file.readUInt16LE(f + 12),
-    bits: file.readUInt16LE(f + 14),
-    factSamples: fact === undefined ? null : file.readUInt32LE(fact.start),
-    dataSize: data.size,
-    data: file.subarray(data.start, data.start + data.size),
-  };
 }
 
 /** Runs the CLI with `--out final --audio-out <dir>` and `flags`; the finals and the files written, in name order. */

@@ -12,40 +12,8 @@ import type { UnifiedEvent } from '../lib/events.js';
 import { createAudioWriter, wavFormat } from '../lib/cli/media-out.js';
 import { runStage } from '../lib/stage.js';
 import { runCli } from './helpers/cli.js';
+import { parseCanonicalWav as parseWav } from './helpers/wav.js';
 import { repoRoot } from './helpers/corpus.js';
-
-interface Wav {
-  riffSize: number;
-  format: number;
-  channels: number;
-  sampleRate: number;
-  byteRate: number;
-  blockAlign: number;
-  bits: number;
-  dataSize: number;
-  data: Buffer;
-}
-
-/** The canonical 44-byte header the writer makes, checked tag by tag. */
-function parseWav(t: Test, file: Buffer): Wav {
-  t.equal(file.toString('latin1', 0, 4), 'RIFF');
-  t.equal(file.toString('latin1', 8, 12), 'WAVE');
-  t.equal(file.toString('latin1', 12, 16), 'fmt ');
-  t.equal(file.readUInt32LE(16), 16, 'fmt chunk of 16 bytes (PCM)');
-  t.equal(file.toString('latin1', 36, 40), 'data');
-  const dataSize = file.readUInt32LE(40);
-  return {
-    riffSize: file.readUInt32LE(4),
-    format: file.readUInt16LE(20),
-    channels: file.readUInt16LE(22),
-    sampleRate: file.readUInt32LE(24),
-    byteRate: file.readUInt32LE(28),
-    blockAlign: file.readUInt16LE(32),
-    bits: file.readUInt16LE(34),
-    dataSize,
-    data: file.subarray(44, 44 + dataSize),
-  };
-}
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'wirefold-audio-out-'));
 

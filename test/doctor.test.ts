@@ -1,8 +1,9 @@
 import t from 'tap';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createDiagnosis, formatReport, type InputReport, type JsonReport } from '../lib/doctor/index.js';
 import { decodeAll } from '../lib/pipeline/events-stage.js';
+import type { FinalResult } from '../lib/accumulate/types.js';
 import { corpusDir, corpusFiles, fixture, repoRoot } from './helpers/corpus.js';
 import { quickChunkings, randomChunks } from './helpers/chunks.js';
 import { runCli } from './helpers/cli.js';
@@ -544,4 +545,53 @@ t.test('corpus: every file gets a report; exit 1 exactly when the pipeline saw a
       else t.notMatch(r.stdout, 'usage_repeated', `${f.name}: usage on ${counted} chunk(s)`);
     }
   }
+});
+
+t.test('agent session streams: a session line per stop, with the figures of the kind: session final', async (t) => {
+  const inputs = [
+    join(repoRoot, 'fixtures', 'anthropic-agents', 'requires-action.sse'),
+    join(repoRoot, 'fixtures', 'anthropic-agents', 'previews-usage.sse'),
+    join(repoRoot, 'fixtures', 'claude-agent-sdk', 'subagent-max-turns.ndjson'),
+    join(repoRoot, 'fixtures', 'openai-agents', readdirSync(join(repoRoot, 'fixtures', 'openai-agents')).find((f) => !f.endsWith('.md'))!),
+  ];
+  for (const input of inputs) {
+    const finals = (await runCli(['--out', 'final', input])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as FinalResult)
+      .filter((f) => f.kind === 'session');
+    t.ok(finals.length > 0, `${input}: a session final`);
+    const json = JSON.parse((await runCli(['doctor', '--json', input])).stdout) as JsonReport;
+    t.same(
+      json.sessions,
+      finals.map((f) => ({
+        id: f.id,
+        model: f.model,
+        turns: f.summary!.turns,
+        failedTurns: f.summary!.failedTurns,
+        reportedTurns: f.summary!.reportedTurns,
+        stop: f.summary!.stop,
+        providerReason: f.providerReason,
+        pending: f.summary!.pending,
+        usage: f.usage,
+        usageFrom: f.summary!.usageFrom,
+        cost: f.summary!.cost,
+      })),
+      `${input}: doctor's sessions are the finals' summaries`,
+    );
+    const text = (await runCli(['doctor', input])).stdout;
+    const lines = text.split('\n').filter((l) => /^ {2}session\b/.test(l));
+    t.equal(lines.length, finals.length, `${input}: one session line each`);
+    for (const [i, f] of finals.entries()) {
+      const line = lines[i]!;
+      t.match(line, new RegExp(`: ${f.summary!.turns} turns?`), 'the turns');
+      t.match(line, `stop ${f.summary!.stop ?? 'none'}`, 'the stop');
+      if (f.summary!.pending.length > 0) t.match(line, `waiting on ${f.summary!.pending.join(', ')}`);
+      if (f.summary!.cost !== null) t.match(line, `cost ${f.summary!.cost.amount} ${f.summary!.cost.currency}`);
+      t.match(line, f.summary!.usageFrom === 'session' ? "(the session's own)" : "(the turns' sum)");
+    }
+  }
+  // a stream without sessions has no sessions field (the JSON report unchanged)
+  const plain = JSON.parse((await runCli(['doctor', '--json', join(repoRoot, 'fixtures', 'quickstart', 'anthropic-tool-use.sse')])).stdout) as JsonReport;
+  t.equal('sessions' in plain, false);
 });

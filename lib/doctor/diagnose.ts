@@ -15,9 +15,11 @@ import { resolveFramerOptions } from '../framing/options.js';
 import type { Chunk } from '../framing/bytes.js';
 import type { SseHooks, Unframed } from '../framing/sse.js';
 import { isFinalDone } from '../accumulate/response.js';
+import { SessionTracker } from '../accumulate/session.js';
+import type { FinalResult } from '../accumulate/types.js';
 import { byPosition, finishChecks, type PayloadCheck } from './checks.js';
 import { createIndexReuseCheck } from './index-checks.js';
-import { anomaly, type Anomaly, type AnomalyCode, type InputReport, type ResponseReport } from './report.js';
+import { anomaly, type Anomaly, type AnomalyCode, type InputReport, type ResponseReport, type SessionReport } from './report.js';
 import { ResponseCollector } from './responses.js';
 import { createSignatureCheck } from './signature-checks.js';
 import { TerminalWatch } from './terminal-checks.js';
@@ -121,8 +123,28 @@ export function createDiagnosis(options: DiagnoseOptions): Diagnosis {
   // Laned events (several responses open at once): each lane's response is checked whole, in order of completion.
   const lanes = serializeLanes();
   const toCollector = (ev: UnifiedEvent): void => collector.push(ev, normalizer.dialect);
+  // agent sessions: summed up as the final accumulator does, one per stop
+  const sessionTracker = new SessionTracker();
+  const sessions: SessionReport[] = [];
+  const onSession = (f: FinalResult): void => {
+    const s = f.summary!;
+    sessions.push({
+      id: f.id,
+      model: f.model,
+      turns: s.turns,
+      failedTurns: s.failedTurns,
+      reportedTurns: s.reportedTurns,
+      stop: s.stop,
+      providerReason: f.providerReason,
+      pending: s.pending,
+      usage: f.usage,
+      usageFrom: s.usageFrom,
+      cost: s.cost,
+    });
+  };
   const onEvent = (ev: UnifiedEvent): void => {
     lanes.push(ev, toCollector);
+    sessionTracker.push(ev, onSession);
     if (ev.type === 'done' && isFinalDone(ev)) terminal.responseDone(ev.at?.frame);
   };
   const onProvider = (pe: ProviderEvent): void => {
@@ -169,6 +191,7 @@ export function createDiagnosis(options: DiagnoseOptions): Diagnosis {
       collector.endAt = end;
       normalizer.end(onEvent);
       lanes.end(toCollector);
+      sessionTracker.end(onSession);
 
       const outside = collector.outside;
       const responses = collector.responses;
@@ -197,6 +220,7 @@ export function createDiagnosis(options: DiagnoseOptions): Diagnosis {
         stoppedAt: fatalAt,
         outsideCounts: collector.outsideCounts,
         anomalies: outside,
+        ...(sessions.length > 0 ? { sessions } : {}),
       };
     },
     get stopped() {

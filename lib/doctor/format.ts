@@ -4,7 +4,7 @@
  * Stable output (no timing, no absolute paths added); colour only on request.
  */
 import type { Usage } from '../events.js';
-import { allAnomalies, countBySeverity, type Anomaly, type InputReport, type ResponseReport } from './report.js';
+import { allAnomalies, countBySeverity, type Anomaly, type InputReport, type ResponseReport, type SessionReport } from './report.js';
 import { plural } from './signature-checks.js';
 
 export interface FormatOptions {
@@ -91,6 +91,19 @@ function responseLines(r: ResponseReport, showDialect: boolean, color: boolean, 
   ];
 }
 
+/** An agent session's line: its turns, why it stopped, its usage (and whose figure that is), its cost. */
+function sessionLine(s: SessionReport): string {
+  const parts = [`${plural(s.turns, 'turn')}${s.failedTurns > 0 ? ` (${s.failedTurns} failed)` : ''}`];
+  if (s.reportedTurns !== null && s.reportedTurns !== s.turns) parts.push(`${s.reportedTurns} by the wire's count`);
+  let stop = s.stop === null ? 'none (the input ended first)' : s.providerReason === null || s.providerReason === s.stop ? s.stop : `${s.stop} (${s.providerReason})`;
+  if (s.pending.length > 0) stop += `, waiting on ${s.pending.join(', ')}`;
+  parts.push(`stop ${stop}`);
+  parts.push(`usage ${usageText(s.usage)} (${s.usageFrom === 'session' ? "the session's own" : "the turns' sum"})`);
+  if (s.cost !== null) parts.push(`cost ${s.cost.amount} ${s.cost.currency}`);
+  const head = [s.id === null ? 'session' : `session ${s.id}`, ...(s.model === null ? [] : [`model ${s.model}`])].join(', ');
+  return `  ${head}: ${parts.join(', ')}`;
+}
+
 function resultText(errors: number, warnings: number): string {
   if (errors === 0 && warnings === 0) return 'ok';
   return `${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
@@ -107,6 +120,7 @@ export function formatReport(report: InputReport, options: FormatOptions = {}): 
   const lines = [`${report.name}: ${head.join(', ')}`];
   const stopped = report.stoppedAt !== null;
   for (const r of report.responses) lines.push(...responseLines(r, unique.length > 1, color, stopped));
+  for (const s of report.sessions ?? []) lines.push(sessionLine(s));
   if (Object.keys(report.outsideCounts).length > 0) lines.push(`  outside responses: ${counts(report.outsideCounts)}`);
   lines.push(...anomalyLines(report.anomalies, '  ', color, stopped));
   const { errors, warnings } = countBySeverity(allAnomalies(report));

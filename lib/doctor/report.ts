@@ -1,5 +1,5 @@
 /** What `wirefold doctor` finds in one input: plain data, built by diagnose.ts, printed by format.ts. */
-import type { DialectName, ErrorEvent, Position, StopReason, Usage } from '../events.js';
+import type { DialectName, ErrorEvent, Position, SessionCost, SessionStop, StopReason, Usage } from '../events.js';
 import type { FramingName } from '../framing/detect.js';
 import { errorFromEvent } from '../pipeline/create-stream.js';
 
@@ -115,6 +115,28 @@ export interface InputReport {
   stoppedAt: Position | null;
   /** Anomalies that belong to no response (error bodies, fatal framing errors, trailing data…). */
   anomalies: Anomaly[];
+  /** Agent sessions (agent session streams only): one per stop the session reported, as the final's session summary. */
+  sessions?: SessionReport[];
+}
+
+/** An agent session up to a stop it reported (or the end of the input): the `kind: 'session'` final's figures. */
+export interface SessionReport {
+  id: string | null;
+  model: string | null;
+  /** Turns seen, subagents' included; `failedTurns` of them ended in an error. */
+  turns: number;
+  failedTurns: number;
+  /** The turn count the wire itself reports, when it does. */
+  reportedTurns: number | null;
+  /** Why it stopped; null when the input ended before it said. */
+  stop: SessionStop | null;
+  providerReason: string | null;
+  /** With `requires_action`: what the session waits on. */
+  pending: string[];
+  usage: Usage;
+  /** `session`: the session's own cumulative figure; `turns`: the sum of its turns'. */
+  usageFrom: 'session' | 'turns';
+  cost: SessionCost | null;
 }
 
 /**

@@ -31,7 +31,7 @@ import type { Emit, Stage } from '../stage.js';
 import { byteLength, copy, decodeValid, isUtf8 } from '../bytes/index.js';
 import { createBomStripper, EMPTY_BUFFER, joinFragments, toBytes, type Chunk } from './bytes.js';
 import type { ResolvedFramerOptions } from './options.js';
-import { replacedInvalidUtf8, utf8 } from './utf8.js';
+import { replacedInvalidUtf8, utf8Value } from './utf8.js';
 
 const enum S {
   /** array mode: before `[` */
@@ -101,7 +101,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
       to = bytes.length;
     }
     if (trim) while (to > from && isWs(bytes[to - 1]!)) to--;
-    const text = utf8(bytes, from, to);
+    const text = utf8Value(bytes, from, to);
     decodedBytes += to - from;
     decodedExtra += to - from - text.length;
     fragmentBytes = 0;

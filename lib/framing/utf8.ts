@@ -10,26 +10,31 @@ export function replacedInvalidUtf8(text: string, buf: Uint8Array, start: number
   return text.indexOf('\uFFFD') !== -1 && !isUtf8(buf.subarray(start, end));
 }
 
-/** Bytes from which a span is checked for valid UTF-8 to be decoded by decodeValid (its own threshold for the faster decoder). */
-const LONG = 1024;
+/** buf[start, end) as UTF-8, through decodeValid when it is over `min` bytes and valid (see utf8). */
+function decoder(min: number): (buf: Uint8Array, start: number, end: number) => string {
+  if (natives.name !== 'node') return utf8Of; // (decodeValid is the same TextDecoder there)
+  return (buf, start, end) => {
+    if (end - start > min) {
+      const span = buf.subarray(start, end);
+      if (isUtf8(span)) return decodeValid(span);
+    }
+    return utf8Of(buf, start, end);
+  };
+}
 
 /**
  * buf[start, end) as UTF-8. On Node, Buffer#utf8Slice without toString's
- * wrapper (see lib/bytes/node.ts), but a long span that is valid UTF-8 goes to
- * decodeValid: V8's decoder takes two-byte text a byte at a time, and the
- * validity check costs far less than it saves (long events that repeat a
- * whole multilingual answer, long JSON array elements).
+ * wrapper (see lib/bytes/node.ts), but a span over 8 KiB that is valid UTF-8
+ * goes to decodeValid: V8's decoder takes two-byte text a byte at a time, and
+ * the validity check costs far less than it saves on a long event (a
+ * Responses `*.done` repeating a multilingual answer). Not from decodeValid's
+ * own 1 KiB: on the SSE templates' captures of 1–6 KB the check, the call and
+ * its buffer cost more than they saved.
  */
-export const utf8: (buf: Uint8Array, start: number, end: number) => string =
-  natives.name === 'node'
-    ? (buf, start, end) => {
-        if (end - start > LONG) {
-          const span = buf.subarray(start, end);
-          if (isUtf8(span)) return decodeValid(span);
-        }
-        return utf8Of(buf, start, end);
-      }
-    : utf8Of;
+export const utf8: (buf: Uint8Array, start: number, end: number) => string = decoder(8192);
+
+/** utf8 from 1 KiB on: the JSON array's elements read from the bytes, where it saved (see json-scanner.ts). */
+export const utf8Value: (buf: Uint8Array, start: number, end: number) => string = decoder(1024);
 
 /** buf[start, end) as latin1, one character per byte (the SSE event templates' view of a chunk). */
 export const latin1: (buf: Uint8Array, start: number, end: number) => string = latin1Of;

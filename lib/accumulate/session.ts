@@ -14,7 +14,7 @@
  * A session that never said it stopped gets its summary when the input
  * ends, with `stop: null`.
  */
-import type { DialectName, SessionCost, SessionEvent, SessionStop, StopReason, UnifiedEvent, Usage } from '../events.js';
+import { assertNever, type DialectName, type SessionCost, type SessionEvent, type SessionStop, type StopReason, type UnifiedEvent, type Usage } from '../events.js';
 import type { Emit } from '../stage.js';
 import type { FinalResult, SessionSummary } from './types.js';
 import { emptyUsage, usageOf } from './usage.js';
@@ -97,8 +97,26 @@ export class SessionTracker {
         if (ev.stopReason === 'error') s.failedTurns++;
         return;
       }
-      default:
+      case 'text_delta':
+      case 'reasoning_delta':
+      case 'tool_call_start':
+      case 'tool_call_delta':
+      case 'tool_call_done':
+      case 'tool_result':
+      case 'citation':
+      case 'file':
+      case 'signature':
+      case 'error':
+      case 'raw':
+      case 'audio_delta':
+      case 'tool_call_cancel':
+      case 'input_transcript':
+      case 'segment':
+      case 'notice':
+      case 'steer':
         return;
+      default:
+        assertNever(ev);
     }
   }
 

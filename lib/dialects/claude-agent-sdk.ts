@@ -32,7 +32,7 @@
  * them) are lanes (`streamId` and `agent` = that call's id), so their turns
  * interleave with the root agent's, each with its own final.
  */
-import type { Json, JsonObject, StopReason, UnifiedEvent, UsageEvent } from '../events.js';
+import { assertNever, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../events.js';
 import { buildUsage, createMessagesResponse, messagesStop, messagesUsage, type MessagesResponse } from './anthropic-messages.js';
 import { emitScoped, inputState, lanesBy, sessionStart, usdCost, type Scope } from './agent-scope.js';
 import { arr, doneEvent, isObject, num, obj, str } from './helpers.js';
@@ -116,8 +116,23 @@ function createClaudeAgentTurn(ctx: DialectContext): ResponseHandler {
             names.set(ev.id, ev.name);
           }
           break;
-        default:
+        case 'text_delta':
+        case 'reasoning_delta':
+        case 'tool_result':
+        case 'citation':
+        case 'file':
+        case 'signature':
+        case 'error':
+        case 'audio_delta':
+        case 'tool_call_cancel':
+        case 'session':
+        case 'input_transcript':
+        case 'segment':
+        case 'notice':
+        case 'steer':
           break;
+        default:
+          assertNever(ev);
       }
       if ('index' in ev && typeof ev.index === 'number') {
         ev.index += base;

@@ -17,13 +17,13 @@
  * SHA-1 must be the same for all. Reported per scenario, medians over the rounds:
  * - MB/s: MiB of input per second of main() (pool start and stop included;
  *   node's own start is not), and the speed-up of --jobs N over --jobs 1;
- * - CPU: the user + system time of the process and its worker processes, and the CPU time
+ * - CPU: the process's user + system time (every thread), and the CPU time
  *   other processes took from the machine meanwhile (/proc/stat): on a
  *   shared 2-core machine that is what --jobs N competes with;
- * - memory: the main process's peak RSS (`process.resourceUsage().maxRSS`),
- *   each worker process's peak RSS (the same, taken in the worker at the end
- *   of each task) and its largest V8 heap (`v8.getHeapStatistics()`:
- *   total_heap_size, the heap committed; used_heap_size).
+ * - memory: the process's peak RSS (`process.resourceUsage().maxRSS`: worker
+ *   threads share the process, so there is no RSS per worker), and per worker
+ *   its largest V8 heap (`v8.getHeapStatistics()` taken in the worker at the
+ *   end of each task: total_heap_size, the heap committed; used_heap_size).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -45,10 +45,10 @@ interface ChildStats {
   code: number;
   /** main()'s wall time. */
   ms: number;
-  /** CPU time of the process (all threads) and of its worker processes. */
+  /** Process CPU time, all threads. */
   cpuMs: number;
   maxRssKiB: number;
-  jobs: { workers: number; tasks: number; heaps: { pid: number; heapTotal: number; heapUsed: number; peakMalloced: number; maxRss: number }[] };
+  jobs: { threads: number; tasks: number; heaps: { threadId: number; heapTotal: number; heapUsed: number; peakMalloced: number }[] };
 }
 
 interface Run extends ChildStats {
@@ -73,7 +73,7 @@ function machineBusyMs(): number | null {
   }
 }
 
-const CHILD = `import { readFileSync, writeFileSync } from 'node:fs';
+const CHILD = `import { writeFileSync } from 'node:fs';
 import { main } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'dist', 'cli', 'main.js')).href)};
 import { lastJobsStats } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'dist', 'cli', 'jobs.js')).href)};
 const [statsPath, ...argv] = process.argv.slice(2);
@@ -82,10 +82,7 @@ const t0 = performance.now();
 const code = await main(argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
-// the worker processes' CPU time (ended and waited for: cutime + cstime, USER_HZ ticks)
-let workersCpuMs = 0;
-try { const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' '); workersCpuMs = ((Number(f[13]) + Number(f[14])) / 100) * 1000; } catch {}
-writeFileSync(statsPath, JSON.stringify({ code, ms, cpuMs: (cpu.user + cpu.system) / 1000 + workersCpuMs, maxRssKiB: process.resourceUsage().maxRSS, jobs: lastJobsStats() }));
+writeFileSync(statsPath, JSON.stringify({ code, ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssKiB: process.resourceUsage().maxRSS, jobs: lastJobsStats() }));
 process.exitCode = code;
 `;
 
@@ -188,8 +185,8 @@ async function main(argv: string[]): Promise<void> {
 
   const lines: string[] = [];
   lines.push(`\n${new Date().toISOString()}, ${files} × ${formatSize(size)}, --jobs 1 vs --jobs ${jobs} vs the default, ${rounds} rounds (medians), 1-min load ${load0.toFixed(1)} → ${load1.toFixed(1)}\n`);
-  lines.push(`| scenario | input MiB | --jobs 1 MB/s | --jobs ${jobs} MB/s | speed-up (per round) | default MB/s | CPU s (1 / ${jobs}) | others' CPU s (1 / ${jobs}) | peak RSS MiB (1 / ${jobs}: main) | worker peak RSS MiB (max) | worker heap MiB (committed / used, max per worker) | tasks |`);
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|');
+  lines.push(`| scenario | input MiB | --jobs 1 MB/s | --jobs ${jobs} MB/s | speed-up (per round) | default MB/s | CPU s (1 / ${jobs}) | others' CPU s (1 / ${jobs}) | peak RSS MiB (1 / ${jobs}) | worker heap MiB (committed / used, max per worker) | tasks |`);
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|');
   for (const name of scenarios) {
     const runs = results[name]!;
     const bytes = defs[name]!.bytes;
@@ -199,11 +196,10 @@ async function main(argv: string[]): Promise<void> {
     const perRound = one.map((r, i) => r.ms / many[i]!.ms);
     const heaps = many.flatMap((r) => r.jobs.heaps);
     const heapText = many[0]!.jobs.heaps.length === 0 ? '–' : heaps.length === 0 ? '–' : `${(Math.max(...heaps.map((h) => h.heapTotal)) / MiB).toFixed(0)} / ${(Math.max(...heaps.map((h) => h.heapUsed)) / MiB).toFixed(0)}`;
-    const rssText = heaps.length === 0 ? '–' : (Math.max(...heaps.map((h) => h.maxRss)) / MiB).toFixed(0);
     const mbps = (rs: Run[]): number => bytes / MiB / (median(rs.map((r) => r.ms)) / 1000);
     const others = (rs: Run[]): string => (rs.some((r) => r.othersCpuMs === null) ? '–' : (median(rs.map((r) => r.othersCpuMs!)) / 1000).toFixed(1));
     lines.push(
-      `| ${name} | ${(bytes / MiB).toFixed(1)} | ${mbps(one).toFixed(1)} | ${mbps(many).toFixed(1)} | **${(median(one.map((r) => r.ms)) / median(many.map((r) => r.ms))).toFixed(2)}×** (${perRound.map((x) => x.toFixed(2)).join(', ')}) | ${mbps(auto).toFixed(1)} | ${(median(one.map((r) => r.cpuMs)) / 1000).toFixed(1)} / ${(median(many.map((r) => r.cpuMs)) / 1000).toFixed(1)} | ${others(one)} / ${others(many)} | ${(median(one.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} / ${(median(many.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} | ${rssText} | ${heapText} | ${median(many.map((r) => r.jobs.tasks))} |`,
+      `| ${name} | ${(bytes / MiB).toFixed(1)} | ${mbps(one).toFixed(1)} | ${mbps(many).toFixed(1)} | **${(median(one.map((r) => r.ms)) / median(many.map((r) => r.ms))).toFixed(2)}×** (${perRound.map((x) => x.toFixed(2)).join(', ')}) | ${mbps(auto).toFixed(1)} | ${(median(one.map((r) => r.cpuMs)) / 1000).toFixed(1)} / ${(median(many.map((r) => r.cpuMs)) / 1000).toFixed(1)} | ${others(one)} / ${others(many)} | ${(median(one.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} / ${(median(many.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} | ${heapText} | ${median(many.map((r) => r.jobs.tasks))} |`,
     );
   }
   process.stdout.write(lines.join('\n') + '\n');

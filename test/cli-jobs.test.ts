@@ -1,5 +1,5 @@
 /**
- * wirefold --jobs N: many inputs (or many records) on worker processes, the
+ * wirefold --jobs N: many inputs (or many records) on worker threads, the
  * output in input order and the same bytes as --jobs 1, in every mode; an
  * unreadable input in its place; --strict stopping where --jobs 1 stops; a
  * reader that closes stdout ending the run (and its workers); a worker that
@@ -33,20 +33,18 @@ const inputs = [...paths.slice(0, half), missing, ...paths.slice(half, half + 10
 const tool = fixture('quickstart/anthropic-tool-use.sse');
 const toolPath = join('fixtures', 'quickstart', 'anthropic-tool-use.sse');
 
-// Some 50 runs of the bin, each starting worker processes: on a loaded 2-core host this file can take
+// Some 50 runs of the bin, each starting worker threads: on a loaded 2-core host this file can take
 // more than the 120 s tap gives a file (about 70 s on an idle one; 356 s at a load average of 22).
 t.setTimeout(480_000);
 
 /**
  * The environment of the bin's runs: without NODE_V8_COVERAGE (c8's), which would have every run and
- * every worker write its coverage (20-30 % slower, 3 MB a run); the same code is covered by
+ * every worker thread write its coverage (20-30 % slower, 3 MB a run); the same code is covered by
  * this file's in-process runs and by the other CLI tests.
  */
 function binEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   delete env['NODE_V8_COVERAGE'];
-  // nor tap's NODE_OPTIONS (its process-info loader in every worker process: a heavier heap than a user's)
-  delete env['NODE_OPTIONS'];
   return env;
 }
 
@@ -254,7 +252,7 @@ t.test('--records on stdin, line by line: each line is answered before the next 
 });
 
 t.test('a worker that runs out of memory fails its input only: named on stderr in its place, exit 70, the rest written', async (t) => {
-  // one response whose text (32 MB) does not fit a 48 MiB worker heap (a worker process's own start takes ~15 MiB)
+  // one response whose text (32 MB) does not fit a 16 MiB worker heap
   const delta = JSON.stringify('x'.repeat(65536));
   const parts = [
     'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"claude","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}\n\n',
@@ -264,7 +262,7 @@ t.test('a worker that runs out of memory fails its input only: named on stderr i
   parts.push('event: message_stop\ndata: {"type":"message_stop"}\n\n');
   const huge = join(dir, 'huge.sse');
   writeFileSync(huge, parts.join(''));
-  const env = { WIREFOLD_WORKER_HEAP_MB: '48' };
+  const env = { WIREFOLD_WORKER_HEAP_MB: '16' };
   const small = paths.slice(0, 6);
   const rest = await runBin(['--jobs', '1', '--out', 'final', ...small]);
   const r = await runBin(['--jobs', '2', '--out', 'final', ...small.slice(0, 3), huge, ...small.slice(3)], null, env);

@@ -45,12 +45,12 @@ export interface CliOptions {
   bodyField: string;
   base64Field: string;
   pathField: string;
-  /** --jobs: how many inputs (or batches of records) are read at once, in worker processes; 1: in the main thread. */
+  /** --jobs: how many inputs (or batches of records) are read at once, on worker threads; 1: in the main thread. */
   jobs: number;
   /**
    * --jobs not given (the number of cores): the inputs are read in the main
    * thread until they have taken AUTO_POOL_MS (lib/cli/jobs.ts), and only
-   * the rest in worker processes, so that a short run never pays for starting them.
+   * the rest on worker threads, so that a short run never pays for starting them.
    */
   jobsAuto: boolean;
   files: string[];
@@ -138,10 +138,10 @@ ${wrap('  ', codesOf('warning'), '  ')}
 Options:
   --json              one JSON report per input, one line each: the same data
                       (counts, stop reasons, usage, anomalies with offsets)
-  -j, --jobs <n>      examine up to n inputs at once, in worker processes;
-                      the reports stay in input order (default: the number
-                      of cores, after the first 0.2 s of work; 1: one at a
-                      time, in the main process)
+  -j, --jobs <n>      examine up to n inputs at once, on worker threads; the
+                      reports stay in input order (default: the number of
+                      cores, after the first 0.2 s of work; 1: one at a
+                      time, in the main thread)
 ${FRAMING_HELP}
 ${DIALECT_HELP}
   --quiet             no hint when reading standard input from a terminal
@@ -198,7 +198,7 @@ ${TO_HELP}
                       terminal, for files larger than a few MB)
   --quiet             no progress bar, no hint when reading a terminal
   -j, --jobs <n>      read up to n files at once (--records: batches of
-                      records) in worker processes; the output is in input
+                      records) on worker threads; the output is in input
                       order and the same as with --jobs 1 (default: the
                       number of cores, after the first 0.2 s of work)
   -h, --help          show this help

@@ -1,14 +1,14 @@
 /**
- * --jobs N: many inputs (or many records) on a pool of N worker processes
- * (pool.ts), the output written by the main thread in input order, the same
+ * --jobs N: many inputs (or many records) on a pool of N worker threads
+ * (piscina), the output written by the main thread in input order, the same
  * bytes as --jobs 1.
  *
  * A task is one input file (one doctor input), or one batch of record lines
  * (the main thread reads and splits the records input, stdin included, and
  * sends the lines in batches, so that a message carries enough work to be
  * worth it), or one byte range of a large records file (range.ts: the
- * worker reads it, and the main thread only writes). Tasks are started in
- * input order, at most 2 × N ahead of the writer: a result done early waits for those before it, and no more than
+ * worker reads it, and the main thread only writes). Tasks are started in input order, at most 2 × N ahead of the
+ * writer: a result done early waits for those before it, and no more than
  * that many (each one input's whole output, or one batch's) are ever held.
  * Standard input among files is read by the main thread when its turn
  * comes, and written as it is read.
@@ -24,13 +24,14 @@
  * is 70; a records batch's lines then get one error line each
  * (`internal_error`), so that the line count out still equals the count in.
  */
+import type { Piscina } from 'piscina';
 import { DEFAULT_MAX_RECORD_BYTES } from '../records/options.js';
 import { packLines, runBatch, runRange } from './batch.js';
 import { countRangeLines, planRanges, rangeSize, readHead } from './range.js';
 import { stat } from 'node:fs/promises';
 import { createLineSplitter, Oversized, type Line } from '../records/lines.js';
 import type { RecordOutput } from '../records/types.js';
-import { EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, worse, type CliOptions } from './args.js';
+import { EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, worse, type CliOptions } from './args.js';
 import { DoctorWriter, examineFile, type Examined } from './doctor.js';
 import { InputError, inputName, openInput, reason, type Input } from './input.js';
 import type { CliIO } from './io.js';
@@ -38,7 +39,6 @@ import type { Output } from './output.js';
 import { createCountProgress, type Progress } from './progress.js';
 import { messageOf, recordFormatter, runInMainThread, type Outcome } from './run-input.js';
 import { replay } from './sink.js';
-import { Pool } from './pool.js';
 import type { Task, TaskResult, WorkerHeap } from './worker.js';
 
 /** A records batch is sent once it holds this many records, or this many bytes, or the input pauses. */
@@ -51,14 +51,25 @@ export const AHEAD_PER_WORKER = 2;
 /** --jobs left at its default: how long inputs are read in the main thread before the workers are started (MainThreadShare). */
 export const AUTO_POOL_MS = 200;
 
+/** The environment variable that caps each worker's JavaScript heap, in MiB (resourceLimits.maxOldGenerationSizeMb). */
+export const HEAP_ENV = 'WIREFOLD_WORKER_HEAP_MB';
+
+/** The cap HEAP_ENV sets, or null; a UsageError when it is not a whole number of MiB. */
+export function workerHeapLimit(env: NodeJS.ProcessEnv = process.env): number | null {
+  const value = env[HEAP_ENV];
+  if (value === undefined || value === '') return null;
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) < 1) throw new UsageError(`${HEAP_ENV} takes a whole number of MiB, not '${value}'`);
+  return Number(value);
+}
+
 /** What the last pooled run saw (for benchmarks/jobs.ts): tasks, and each worker's largest heap at the end of a task. */
 export interface JobsStats {
-  workers: number;
+  threads: number;
   tasks: number;
   heaps: WorkerHeap[];
 }
 
-let stats: JobsStats = { workers: 0, tasks: 0, heaps: [] };
+let stats: JobsStats = { threads: 0, tasks: 0, heaps: [] };
 
 export function lastJobsStats(): JobsStats {
   return stats;
@@ -66,13 +77,69 @@ export function lastJobsStats(): JobsStats {
 
 function noteHeap(heap: WorkerHeap): void {
   stats.tasks++;
-  const seen = stats.heaps.find((h) => h.pid === heap.pid);
+  const seen = stats.heaps.find((h) => h.threadId === heap.threadId);
   if (seen === undefined) stats.heaps.push({ ...heap });
   else {
-    seen.maxRss = Math.max(seen.maxRss, heap.maxRss);
     seen.heapTotal = Math.max(seen.heapTotal, heap.heapTotal);
     seen.heapUsed = Math.max(seen.heapUsed, heap.heapUsed);
     seen.peakMalloced = Math.max(seen.peakMalloced, heap.peakMalloced);
+  }
+}
+
+/** The worker module beside this one: dist/cli/worker.js, or worker.ts when the sources run through tsx (the tests). */
+function workerFile(): string {
+  const here = import.meta.url;
+  return new URL(here.endsWith('.ts') ? './worker.ts' : './worker.js', here).href;
+}
+
+/** The pool, started with the first task (piscina is loaded only then). */
+class Pool {
+  private pool: Promise<Piscina<Task, TaskResult>> | null = null;
+  private started: Piscina<Task, TaskResult> | null = null;
+  private destroying = false;
+  /** Errors the pool reported outside any task (a task's own failure rejects its promise). */
+  private readonly stray: unknown[] = [];
+
+  constructor(
+    private readonly threads: number,
+    private readonly opts: CliOptions,
+    private readonly heapMb: number | null,
+  ) {}
+
+  async run(task: Task, transfer?: ArrayBuffer[]): Promise<TaskResult> {
+    this.pool ??= import('piscina').then(({ Piscina }) => {
+      const pool = new Piscina<Task, TaskResult>({
+        filename: workerFile(),
+        minThreads: this.threads,
+        maxThreads: this.threads,
+        workerData: this.opts,
+        recordTiming: false,
+        ...(this.heapMb === null ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.heapMb } }),
+      });
+      // Without a listener an 'error' event would throw. While destroy() terminates the workers, the answer of a
+      // task already sent back arrives for a task the pool has dropped (piscina: "Unexpected message from Worker"): no error.
+      pool.on('error', (err: unknown) => {
+        if (!this.destroying) this.stray.push(err);
+      });
+      this.started = pool;
+      return pool;
+    });
+    const pool = await this.pool;
+    return pool.run(task, transfer === undefined ? undefined : { transferList: transfer });
+  }
+
+  /**
+   * Terminates the workers (a task under way is dropped), then tells an error
+   * the pool reported outside any task, if there was one (exit status 70).
+   */
+  async destroy(output: Output): Promise<number> {
+    if (this.pool === null) return EXIT_OK;
+    await this.pool.catch(() => {});
+    if (this.started === null) return EXIT_OK;
+    this.destroying = true;
+    await this.started.destroy();
+    for (const err of this.stray) await output.diagnostic(`internal error: ${messageOf(err)}`);
+    return this.stray.length > 0 ? EXIT_INTERNAL : EXIT_OK;
   }
 }
 
@@ -200,7 +267,7 @@ export async function runFilesInPool(opts: CliOptions, io: CliIO, output: Output
     progress?.add(1);
     return !outcome.stop;
   };
-  stats = { workers: 0, tasks: 0, heaps: [] };
+  stats = { threads: 0, tasks: 0, heaps: [] };
   if (opts.jobsAuto) {
     const share = new MainThreadShare(AUTO_POOL_MS);
     while (next < items.length && share.open) {
@@ -209,18 +276,18 @@ export async function runFilesInPool(opts: CliOptions, io: CliIO, output: Output
     }
   }
   const rest = items.slice(next);
-  const workers = Math.min(opts.jobs, pooledInputs(rest.map((i) => i.file)));
-  if (workers < 2) {
+  const threads = Math.min(opts.jobs, pooledInputs(rest.map((i) => i.file)));
+  if (threads < 2) {
     for (const { file, index } of rest) if (!(await mainThread(file, index))) break;
     return done(code);
   }
-  const pool = new Pool(opts, workers, heapMb);
-  stats.workers = workers;
+  const pool = new Pool(threads, opts, heapMb);
+  stats.threads = threads;
   try {
     await inOrder(
       rest,
       ({ file, index }) => (file === '-' ? Promise.resolve(null) : pool.run({ kind: 'file', file, index })),
-      AHEAD_PER_WORKER * workers,
+      AHEAD_PER_WORKER * threads,
       async ({ file, index }, settled) => {
         if (settled.ok && settled.value === null) return mainThread(file, index); // standard input: read in its turn
         let outcome: Outcome;
@@ -255,7 +322,7 @@ export async function doctorInPool(opts: CliOptions, io: CliIO, output: Output, 
   const writer = new DoctorWriter(opts, io, output);
   const mainThread = async (file: string): Promise<boolean> => writer.add(await examineOrFail(file, opts, io));
   let next = 0;
-  stats = { workers: 0, tasks: 0, heaps: [] };
+  stats = { threads: 0, tasks: 0, heaps: [] };
   if (opts.jobsAuto) {
     const share = new MainThreadShare(AUTO_POOL_MS);
     while (next < opts.files.length && share.open) {
@@ -264,19 +331,19 @@ export async function doctorInPool(opts: CliOptions, io: CliIO, output: Output, 
     }
   }
   const rest = opts.files.slice(next);
-  const workers = Math.min(opts.jobs, pooledInputs(rest));
-  if (workers < 2) {
+  const threads = Math.min(opts.jobs, pooledInputs(rest));
+  if (threads < 2) {
     for (const file of rest) if (!(await mainThread(file))) break;
     return writer.finish();
   }
-  const pool = new Pool(opts, workers, heapMb);
-  stats.workers = workers;
+  const pool = new Pool(threads, opts, heapMb);
+  stats.threads = threads;
   let pooled = EXIT_OK;
   try {
     await inOrder(
       rest,
       (file) => (file === '-' ? Promise.resolve(null) : pool.run({ kind: 'doctor', file })),
-      AHEAD_PER_WORKER * workers,
+      AHEAD_PER_WORKER * threads,
       async (file, settled) => {
         if (settled.ok && settled.value === null) return mainThread(file);
         if (!settled.ok) return writer.add({ failed: `${inputName(file)}: internal error: ${messageOf(settled.error)}` });
@@ -436,7 +503,7 @@ function internalErrorLines(opts: CliOptions, count: number, message: string): s
 
 /** --records with --jobs > 1: the lines of every input in batches, one task each; the outputs written in input order. */
 export async function recordsInPool(opts: CliOptions, io: CliIO, output: Output, heapMb: number | null): Promise<number> {
-  const workers = opts.jobs;
+  const threads = opts.jobs;
   let code = EXIT_OK;
   /** Writes what an item comes to: `result` is the worker's, or null to run a batch in the main thread. False: stdout is gone. */
   const write = async (item: RecordItem, result: Settled<TaskResult | null> | null): Promise<boolean> => {
@@ -502,7 +569,7 @@ export async function recordsInPool(opts: CliOptions, io: CliIO, output: Output,
     }
     return true;
   };
-  stats = { workers: 0, tasks: 0, heaps: [] };
+  stats = { threads: 0, tasks: 0, heaps: [] };
   const items = recordItems(opts, io);
   if (opts.jobsAuto) {
     const share = new MainThreadShare(AUTO_POOL_MS);
@@ -515,18 +582,18 @@ export async function recordsInPool(opts: CliOptions, io: CliIO, output: Output,
       }
     }
   }
-  const pool = new Pool(opts, workers, heapMb);
-  stats.workers = workers;
+  const pool = new Pool(threads, opts, heapMb);
+  stats.threads = threads;
   try {
     await inOrder(
       items,
       (item) =>
         item.kind === 'batch'
-          ? pool.run(item.task)
+          ? pool.run(item.task, [item.task.bytes.buffer as ArrayBuffer])
           : item.kind === 'range'
             ? pool.run(item.task)
             : Promise.resolve(null),
-      AHEAD_PER_WORKER * workers,
+      AHEAD_PER_WORKER * threads,
       write,
     );
   } finally {

@@ -3,7 +3,7 @@
  * pipes and log reprocessing. `main` takes its streams as arguments so tests
  * can run it in-process; bin/wirefold.js only calls it. What is done per
  * input is run-input.ts's (and doctor.ts's); with --jobs > 1 and several
- * inputs (or --records) jobs.ts runs it on worker processes (or threads).
+ * inputs (or --records) jobs.ts runs it on worker threads.
  */
 import { readFileSync } from 'node:fs';
 import { DOCTOR_USAGE, EXIT_OK, EXIT_USAGE, parseCli, USAGE, UsageError, worse, type CliOptions } from './args.js';
@@ -11,7 +11,6 @@ import { Output } from './output.js';
 import { TERMINAL_HINT, type CliIO } from './io.js';
 import { runInMainThread, runRecords } from './run-input.js';
 import { doctor } from './doctor.js';
-import { workerHeapLimit } from './pool.js';
 
 export type { CliIO } from './io.js';
 export { TERMINAL_HINT } from './io.js';
@@ -54,12 +53,12 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 /** The command itself, once its options are known (--out parquet runs it with --out rows, stdout a file). */
 async function runCommand(opts: CliOptions, io: CliIO): Promise<number> {
   const output = new Output(io);
-  // workers when there is more than one input to share out (records: many records)
+  // worker threads when there is more than one input to share out (records: many records)
   if (opts.jobs > 1 && (opts.records || opts.files.filter((f) => f !== '-').length > 1)) {
-    const jobs = await import('./jobs.js'); // the pool is loaded only for this
+    const jobs = await import('./jobs.js'); // piscina is loaded only for this
     let heapMb: number | null;
     try {
-      heapMb = workerHeapLimit();
+      heapMb = jobs.workerHeapLimit();
     } catch (err) {
       if (err instanceof UsageError) return usageError(err, io);
       throw err;

@@ -1,19 +1,21 @@
 /**
- * A --jobs worker process (forked by pool.ts): one task at a time, each one
- * input file, one doctor input, one batch of record lines or one byte range
- * of a large records file. It runs the code the main thread runs for the
- * same input (run-input.ts, doctor.ts's examineFile), writing into a
- * BufferSink whose bytes go back over the IPC channel. The run's options
- * come once, in OPTIONS_ENV. The process ends when its channel closes.
+ * A --jobs worker thread (run by the piscina pool of jobs.ts): one task is
+ * one input file, one doctor input, one batch of record lines or one byte
+ * range of a large records file. It runs
+ * the code the main thread runs for the same input (run-input.ts,
+ * doctor.ts's examineFile), writing into a BufferSink whose bytes are
+ * transferred back, not copied. The run's options come once, as the
+ * worker's workerData.
  */
 import { getHeapStatistics } from 'node:v8';
+import { threadId, workerData } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { CliOptions } from './args.js';
 import { examineFile, type Examined } from './doctor.js';
 import { runBatch, runRange, type Batch } from './batch.js';
 import type { ByteRange } from './range.js';
 import { reason } from './input.js';
-import { OPTIONS_ENV, type TaskMessage, type WorkerMessage } from './pool.js';
-import { messageOf, runFile, type Outcome } from './run-input.js';
+import { runFile, type Outcome } from './run-input.js';
 import { BufferSink, type Recorded } from './sink.js';
 
 export type Task =
@@ -24,18 +26,15 @@ export type Task =
   /** The record lines a byte range of a file owns (range.ts). */
   | ({ kind: 'range'; file: string } & ByteRange);
 
-/** The worker's memory when it finished the task. */
+/** The worker's heap when it finished the task (v8.getHeapStatistics()): worker threads share the process's RSS. */
 export interface WorkerHeap {
-  /** The worker process. */
-  pid: number;
-  /** total_heap_size (v8.getHeapStatistics()): the heap V8 has committed. */
+  threadId: number;
+  /** total_heap_size: the heap V8 has committed. */
   heapTotal: number;
   /** used_heap_size. */
   heapUsed: number;
   /** peak_malloced_memory: the most V8 had malloc'ed outside its heap. */
   peakMalloced: number;
-  /** The process's peak RSS so far, bytes (process.resourceUsage().maxRSS). */
-  maxRss: number;
 }
 
 export type TaskResult =
@@ -47,45 +46,30 @@ export type TaskResult =
 
 function heap(): WorkerHeap {
   const h = getHeapStatistics();
-  return {
-    pid: process.pid,
-    heapTotal: h.total_heap_size,
-    heapUsed: h.used_heap_size,
-    peakMalloced: h.peak_malloced_memory,
-    maxRss: process.resourceUsage().maxRSS * 1024,
-  };
+  return { threadId, heapTotal: h.total_heap_size, heapUsed: h.used_heap_size, peakMalloced: h.peak_malloced_memory };
 }
 
-export async function runTask(task: Task, opts: CliOptions): Promise<TaskResult> {
+/** What a task returns: its TaskResult, or the result wrapped by piscina's move() (its output's bytes to be moved, not copied), which piscina unwraps. */
+type Returned = object;
+
+/** The result with its output's bytes moved to the main thread (their ArrayBuffer is the sink's own): piscina unwraps it. */
+function moved(result: TaskResult & { recorded: Recorded }): Returned {
+  return move({ [transferableSymbol]: [result.recorded.bytes.buffer], [valueSymbol]: result });
+}
+
+export default async function runTask(task: Task): Promise<Returned> {
+  const opts = workerData as CliOptions;
   if (task.kind === 'doctor') return { kind: 'doctor', examined: await examineFile(task.file, opts, null), heap: heap() };
   const sink = new BufferSink();
   if (task.kind === 'file') {
     const outcome = await runFile(task.file, task.index, opts, sink, null);
-    return { kind: 'file', recorded: sink.take(), outcome, heap: heap() };
+    return moved({ kind: 'file', recorded: sink.take(), outcome, heap: heap() });
   }
   if (task.kind === 'range') {
     const run = await runRange(task.file, task, opts, sink);
     const inputError = run.inputError === null ? null : reason(run.inputError);
-    return { kind: 'range', recorded: sink.take(), lines: run.lines, inputError, heap: heap() };
+    return moved({ kind: 'range', recorded: sink.take(), lines: run.lines, inputError, heap: heap() });
   }
   await runBatch(task, opts, sink);
-  return { kind: 'records', recorded: sink.take(), heap: heap() };
-}
-
-const send = (m: WorkerMessage): void => {
-  process.send!(m);
-};
-
-// only when forked by the pool (the module is also imported for its types and runTask)
-if (process.send !== undefined && process.env[OPTIONS_ENV] !== undefined) {
-  const opts = JSON.parse(process.env[OPTIONS_ENV]) as CliOptions;
-  process.on('message', (m: TaskMessage) => {
-    runTask(m.task, opts).then(
-      (result) => send({ id: m.id, result }),
-      (err: unknown) => send({ id: m.id, error: messageOf(err) }),
-    );
-  });
-  // the main process gone (killed, or it closed the channel): nothing more will be asked
-  process.on('disconnect', () => process.exit(0));
-  send({ ready: true });
+  return moved({ kind: 'records', recorded: sink.take(), heap: heap() });
 }

@@ -110,7 +110,8 @@ interface ReasoningItem {
   status: ItemStatus;
   /** Unified block index. */
   block: number;
-  summary: { key: number; text: string; open: boolean }[];
+  /** Each summary part's text kept as its JSON (written as it came, copied into the events that repeat it). */
+  summary: { key: number; json: KeptText; open: boolean }[];
   encrypted: string | null;
 }
 
@@ -170,7 +171,7 @@ function itemJson(item: Item): JsonObject {
         role: 'assistant',
       };
     case 'reasoning': {
-      const out: JsonObject = { id: item.id, type: 'reasoning', summary: item.summary.map((s) => ({ type: 'summary_text', text: s.text })) };
+      const out: JsonObject = { id: item.id, type: 'reasoning', summary: item.summary.map((s) => ({ type: 'summary_text', text: s.json.text() })) };
       if (item.encrypted !== null) out['encrypted_content'] = item.encrypted;
       return out;
     }
@@ -198,6 +199,11 @@ function partText(part: Part): string {
 
 /** itemJson as JSON text: a message's parts from their JSON as written. */
 function itemText(item: Item): string {
+  if (item.kind === 'reasoning') {
+    const summary = item.summary.map((s) => `{"type":"summary_text","text":"${s.json.ref()}"}`).join(',');
+    const encrypted = item.encrypted === null ? '' : `,"encrypted_content":${JSON.stringify(item.encrypted)}`;
+    return `{"id":${JSON.stringify(item.id)},"type":"reasoning","summary":[${summary}]${encrypted}}`;
+  }
   if (item.kind !== 'message') return JSON.stringify(itemJson(item));
   return `{"id":${JSON.stringify(item.id)},"type":"message","status":"${item.status}","content":[${item.parts.map(partText).join(',')}],"role":"assistant"}`;
 }
@@ -331,13 +337,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
     else if (item.kind === 'hosted') {
       // written whole: added and done at once
     } else if (item.kind === 'reasoning') {
-      item.summary.forEach((s, i) => {
-        if (!s.open) return;
-        s.open = false;
-        const where = { item_id: item.id, output_index: item.outputIndex, summary_index: i };
-        emit('response.reasoning_summary_text.done', { ...where, text: s.text });
-        emit('response.reasoning_summary_part.done', { ...where, part: { type: 'summary_text', text: s.text } });
-      });
+      item.summary.forEach((s, i) => closeSummary(item, s, i));
     } else {
       const where = { item_id: item.id, output_index: item.outputIndex };
       if (item.kind === 'function_call') emit('response.function_call_arguments.done', { ...where, name: item.name, arguments: item.text });
@@ -431,13 +431,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
     const key = contentIndex ?? 0;
     let part = item.summary[item.summary.length - 1];
     if (part === undefined || !part.open || part.key !== key) {
-      if (part !== undefined && part.open) {
-        part.open = false;
-        const where = { item_id: item.id, output_index: item.outputIndex, summary_index: item.summary.length - 1 };
-        emit('response.reasoning_summary_text.done', { ...where, text: part.text });
-        emit('response.reasoning_summary_part.done', { ...where, part: { type: 'summary_text', text: part.text } });
-      }
-      part = { key, text: '', open: true };
+      if (part !== undefined) closeSummary(item, part, item.summary.length - 1);
+      part = { key, json: ctx.keep(), open: true };
       item.summary.push(part);
       emit('response.reasoning_summary_part.added', {
         item_id: item.id,
@@ -446,8 +441,23 @@ function createResponse(ctx: TargetContext): TargetResponse {
         part: { type: 'summary_text', text: '' },
       });
     }
-    part.text += delta;
-    emit('response.reasoning_summary_text.delta', { item_id: item.id, output_index: item.outputIndex, summary_index: item.summary.length - 1, delta });
+    const json = part.json.add(delta);
+    // written around the delta's JSON alone: the same bytes as emit()
+    ctx.writeText(
+      `event: response.reasoning_summary_text.delta\ndata: {"type":"response.reasoning_summary_text.delta","sequence_number":${seq++},"item_id":${JSON.stringify(item.id)},"output_index":${item.outputIndex},"summary_index":${item.summary.length - 1},"delta":"`,
+      delta,
+      '"}\n\n',
+      json,
+    );
+  }
+
+  /** A summary part's done events, its text from its JSON as written. */
+  function closeSummary(item: ReasoningItem, part: ReasoningItem['summary'][number], index: number): void {
+    if (!part.open) return;
+    part.open = false;
+    const where = `,"item_id":${JSON.stringify(item.id)},"output_index":${item.outputIndex},"summary_index":${index}`;
+    emitText('response.reasoning_summary_text.done', `${where},"text":"${part.json.ref()}"`);
+    emitText('response.reasoning_summary_part.done', `${where},"part":{"type":"summary_text","text":"${part.json.ref()}"}`);
   }
 
   // --- call items -----------------------------------------------------------
@@ -707,7 +717,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
   return {
     push,
     // (a part's text is read only for citation offsets, decoded from its kept JSON then)
-    rawDeltas: 'text',
+    rawDeltas: 'all',
     abort() {
       if (ended) return;
       if (failure === null) writeError('incomplete_stream', 'the source stream ended before the response was done');

@@ -127,20 +127,7 @@ export function createDiagnosis(options: DiagnoseOptions): Diagnosis {
   const sessionTracker = new SessionTracker();
   const sessions: SessionReport[] = [];
   const onSession = (f: FinalResult): void => {
-    const s = f.summary!;
-    sessions.push({
-      id: f.id,
-      model: f.model,
-      turns: s.turns,
-      failedTurns: s.failedTurns,
-      reportedTurns: s.reportedTurns,
-      stop: s.stop,
-      providerReason: f.providerReason,
-      pending: s.pending,
-      usage: f.usage,
-      usageFrom: s.usageFrom,
-      cost: s.cost,
-    });
+    sessions.push({ id: f.id, model: f.model, providerReason: f.providerReason, usage: f.usage, ...f.summary! });
   };
   const onEvent = (ev: UnifiedEvent): void => {
     lanes.push(ev, toCollector);

@@ -1,5 +1,6 @@
 /** What `wirefold doctor` finds in one input: plain data, built by diagnose.ts, printed by format.ts. */
-import type { DialectName, ErrorEvent, Position, SessionCost, SessionStop, StopReason, Usage } from '../events.js';
+import type { SessionSummary } from '../accumulate/types.js';
+import type { DialectName, ErrorEvent, Position, StopReason, Usage } from '../events.js';
 import type { FramingName } from '../framing/detect.js';
 import { errorFromEvent } from '../pipeline/create-stream.js';
 
@@ -119,24 +120,12 @@ export interface InputReport {
   sessions?: SessionReport[];
 }
 
-/** An agent session up to a stop it reported (or the end of the input): the `kind: 'session'` final's figures. */
-export interface SessionReport {
+/** An agent session up to a stop it reported (or the end of the input): the `kind: 'session'` final's summary and figures. */
+export interface SessionReport extends SessionSummary {
   id: string | null;
   model: string | null;
-  /** Turns seen, subagents' included; `failedTurns` of them ended in an error. */
-  turns: number;
-  failedTurns: number;
-  /** The turn count the wire itself reports, when it does. */
-  reportedTurns: number | null;
-  /** Why it stopped; null when the input ended before it said. */
-  stop: SessionStop | null;
   providerReason: string | null;
-  /** With `requires_action`: what the session waits on. */
-  pending: string[];
   usage: Usage;
-  /** `session`: the session's own cumulative figure; `turns`: the sum of its turns'. */
-  usageFrom: 'session' | 'turns';
-  cost: SessionCost | null;
 }
 
 /**

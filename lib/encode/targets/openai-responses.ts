@@ -68,7 +68,7 @@
 import { assertNever, type CitationEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { loseNotice, loseOtherChoices } from '../notices.js';
 import type { KeptText } from '../byte-out.js';
-import { defineTarget, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
+import { defineTarget, jsonString, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
 
 const FAMILY = ['openai-responses', 'xai-responses'] as const;
 
@@ -96,6 +96,8 @@ type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 interface MessageItem {
   kind: 'message';
   id: string;
+  /** `,"item_id":…,"output_index":…`: the head of its events' fields. */
+  where: string;
   outputIndex: number;
   open: boolean;
   status: ItemStatus;
@@ -105,19 +107,21 @@ interface MessageItem {
 interface ReasoningItem {
   kind: 'reasoning';
   id: string;
+  where: string;
   outputIndex: number;
   open: boolean;
   status: ItemStatus;
   /** Unified block index. */
   block: number;
   /** Each summary part's text kept as its JSON (written as it came, copied into the events that repeat it). */
-  summary: { key: number; json: KeptText; open: boolean }[];
+  summary: { key: number; json: KeptText; open: boolean; deltaHead: string }[];
   encrypted: string | null;
 }
 
 interface CallItem {
   kind: 'function_call' | 'custom_tool_call';
   id: string;
+  where: string;
   outputIndex: number;
   open: boolean;
   status: ItemStatus;
@@ -157,56 +161,45 @@ interface PendingCall {
   text: string;
 }
 
-/** The JSON of an item, as output_item.added / done and the terminal response hold it. */
-function itemJson(item: Item): JsonObject {
-  if (item.kind === 'hosted') return item.json;
-  const status = item.status;
+/** partJson's JSON text, the text from its JSON as written. */
+function partText(part: Part): string {
+  return part.kind === 'refusal'
+    ? `{"type":"refusal","refusal":"${part.json.ref()}"}`
+    : `{"type":"output_text","annotations":${part.annotations.length === 0 ? '[]' : JSON.stringify(part.annotations)},"logprobs":[],"text":"${part.json.ref()}"}`;
+}
+
+/**
+ * The JSON text of an item, as output_item.added / done and the terminal response hold it (written
+ * as text, not built as an object and stringified: a log of short responses writes several a
+ * response; a message's parts and a reasoning item's summaries from their JSON as written).
+ */
+function itemText(item: Item): string {
   switch (item.kind) {
+    case 'hosted':
+      return JSON.stringify(item.json);
     case 'message':
-      return {
-        id: item.id,
-        type: 'message',
-        status,
-        content: item.parts.map(partJson),
-        role: 'assistant',
-      };
+      return `{"id":${JSON.stringify(item.id)},"type":"message","status":"${item.status}","content":[${item.parts.map(partText).join(',')}],"role":"assistant"}`;
     case 'reasoning': {
-      const out: JsonObject = { id: item.id, type: 'reasoning', summary: item.summary.map((s) => ({ type: 'summary_text', text: s.json.text() })) };
-      if (item.encrypted !== null) out['encrypted_content'] = item.encrypted;
-      return out;
+      const summary = item.summary.map((s) => `{"type":"summary_text","text":"${s.json.ref()}"}`).join(',');
+      const encrypted = item.encrypted === null ? '' : `,"encrypted_content":${JSON.stringify(item.encrypted)}`;
+      return `{"id":${JSON.stringify(item.id)},"type":"reasoning","summary":[${summary}]${encrypted}}`;
     }
     case 'function_call':
-      return { id: item.id, type: 'function_call', status, arguments: item.text, call_id: item.callId, name: item.name };
+      return `{"id":${JSON.stringify(item.id)},"type":"function_call","status":"${item.status}","arguments":${jsonString(item.text)},"call_id":${JSON.stringify(item.callId)},"name":${JSON.stringify(item.name)}}`;
     case 'custom_tool_call':
-      return { id: item.id, type: 'custom_tool_call', status, call_id: item.callId, name: item.name, input: item.text };
+      return `{"id":${JSON.stringify(item.id)},"type":"custom_tool_call","status":"${item.status}","call_id":${JSON.stringify(item.callId)},"name":${JSON.stringify(item.name)},"input":${jsonString(item.text)}}`;
     default:
       return assertNever(item);
   }
 }
 
-function partJson(part: Part): JsonObject {
-  return part.kind === 'refusal'
-    ? { type: 'refusal', refusal: part.json.text() }
-    : { type: 'output_text', annotations: [...part.annotations], logprobs: [], text: part.json.text() };
+/** The first fields of an item's events (after sequence_number), as JSON text. */
+function whereOf(itemId: string, outputIndex: number): string {
+  return `,"item_id":${JSON.stringify(itemId)},"output_index":${outputIndex}`;
 }
 
-/** partJson as JSON text, the text from its JSON as written. */
-function partText(part: Part): string {
-  return part.kind === 'refusal'
-    ? `{"type":"refusal","refusal":"${part.json.ref()}"}`
-    : `{"type":"output_text","annotations":${JSON.stringify(part.annotations)},"logprobs":[],"text":"${part.json.ref()}"}`;
-}
-
-/** itemJson as JSON text: a message's parts from their JSON as written. */
-function itemText(item: Item): string {
-  if (item.kind === 'reasoning') {
-    const summary = item.summary.map((s) => `{"type":"summary_text","text":"${s.json.ref()}"}`).join(',');
-    const encrypted = item.encrypted === null ? '' : `,"encrypted_content":${JSON.stringify(item.encrypted)}`;
-    return `{"id":${JSON.stringify(item.id)},"type":"reasoning","summary":[${summary}]${encrypted}}`;
-  }
-  if (item.kind !== 'message') return JSON.stringify(itemJson(item));
-  return `{"id":${JSON.stringify(item.id)},"type":"message","status":"${item.status}","content":[${item.parts.map(partText).join(',')}],"role":"assistant"}`;
-}
+/** An empty part as content_part.added holds it. */
+const EMPTY_PART = { text: '{"type":"output_text","annotations":[],"logprobs":[],"text":""}', refusal: '{"type":"refusal","refusal":""}' } as const;
 
 /** The usage object: the family's own as it came, else the unified counts (unknown ones left out). */
 function responsesUsage(u: UsageEvent, sameFamily: boolean): JsonObject {
@@ -272,32 +265,24 @@ function createResponse(ctx: TargetContext): TargetResponse {
     ctx.write(`event: ${type}\ndata: {"type":"${type}","sequence_number":${seq++}${fields}}\n\n`);
   }
 
-  function responseJson(status: string, extra?: JsonObject): JsonObject {
-    return {
-      id,
-      object: 'response',
-      created_at: created,
-      status,
-      error: null,
-      incomplete_details: null,
-      model,
-      output: [],
-      usage: null,
-      ...extra,
-    };
+  /** The response object's JSON text (`error`, `incomplete_details` and `usage` as JSON text; usage null: no key). */
+  function responseText(status: string, error: string, incomplete: string, items: string, usageJson: string | null): string {
+    const tail = usageJson === null ? '' : `,"usage":${usageJson}`;
+    return `{"id":${JSON.stringify(id)},"object":"response","created_at":${created},"status":"${status}","error":${error},"incomplete_details":${incomplete},"model":${JSON.stringify(model)},"output":[${items}]${tail}}`;
   }
 
   function begin(): void {
     if (started) return;
     started = true;
-    emit('response.created', { response: responseJson('in_progress') });
-    emit('response.in_progress', { response: responseJson('in_progress') });
+    const response = `,"response":${responseText('in_progress', 'null', 'null', '', 'null')}`;
+    emitText('response.created', response);
+    emitText('response.in_progress', response);
   }
 
   function addItem(item: Item): void {
     begin();
     output.push(item);
-    emit('response.output_item.added', { output_index: item.outputIndex, item: itemJson(item) });
+    emitText('response.output_item.added', `,"output_index":${item.outputIndex},"item":${itemText(item)}`);
   }
 
   function nextIndex(): number {
@@ -309,7 +294,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
   function closePart(item: MessageItem, part: Part): void {
     if (!part.open) return;
     part.open = false;
-    const where = `,"item_id":${JSON.stringify(item.id)},"output_index":${item.outputIndex},"content_index":${item.parts.indexOf(part)}`;
+    const where = `${item.where},"content_index":${item.parts.indexOf(part)}`;
     if (part.kind === 'refusal') emitText('response.refusal.done', `${where},"refusal":"${part.json.ref()}"`);
     else {
       for (const h of part.held) annotate(item, part, { ...h, start_index: 0, end_index: part.json.text().length });
@@ -339,9 +324,9 @@ function createResponse(ctx: TargetContext): TargetResponse {
     } else if (item.kind === 'reasoning') {
       item.summary.forEach((s, i) => closeSummary(item, s, i));
     } else {
-      const where = { item_id: item.id, output_index: item.outputIndex };
-      if (item.kind === 'function_call') emit('response.function_call_arguments.done', { ...where, name: item.name, arguments: item.text });
-      else emit('response.custom_tool_call_input.done', { ...where, input: item.text });
+      if (item.kind === 'function_call')
+        emitText('response.function_call_arguments.done', `${item.where},"name":${JSON.stringify(item.name)},"arguments":${jsonString(item.text)}`);
+      else emitText('response.custom_tool_call_input.done', `${item.where},"input":${jsonString(item.text)}`);
     }
     item.open = false;
     if (item.kind !== 'hosted') item.status = status;
@@ -359,7 +344,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
     let item = flowing?.kind === 'message' ? flowing : null;
     if (item === null) {
       closeFlowing();
-      item = { kind: 'message', id: `msg_${id}_${nextIndex()}`, outputIndex: nextIndex(), open: true, status: 'in_progress', parts: [] };
+      const itemId = `msg_${id}_${nextIndex()}`;
+      item = { kind: 'message', id: itemId, where: whereOf(itemId, nextIndex()), outputIndex: nextIndex(), open: true, status: 'in_progress', parts: [] };
       addItem(item);
       flowing = item;
     }
@@ -368,7 +354,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
       if (part !== undefined) closePart(item, part);
       part = { kind, block, content, json: ctx.keep(), annotations: [], held: [], open: true };
       item.parts.push(part);
-      emit('response.content_part.added', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1, part: partJson(part) });
+      emitText('response.content_part.added', `${item.where},"content_index":${item.parts.length - 1},"part":${EMPTY_PART[kind]}`);
       if (kind === 'text') {
         partsByBlock.set(block, { item, part });
         for (const c of early.get(block) ?? []) cite(c);
@@ -381,8 +367,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
       return;
     }
     // the bulk of every stream, written around the delta's JSON alone: the same bytes as emit()
-    part.deltaHead ??=
-      `,"item_id":${JSON.stringify(item.id)},"output_index":${item.outputIndex},"content_index":${item.parts.length - 1},"delta":`;
+    part.deltaHead ??= `${item.where},"content_index":${item.parts.length - 1},"delta":`;
     ctx.writeText(
       `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq++}${part.deltaHead}"`,
       delta,
@@ -420,7 +405,18 @@ function createResponse(ctx: TargetContext): TargetResponse {
   function reasoningItem(block: number): ReasoningItem {
     if (flowing?.kind === 'reasoning' && flowing.block === block) return flowing;
     closeFlowing();
-    const item: ReasoningItem = { kind: 'reasoning', id: `rs_${id}_${nextIndex()}`, outputIndex: nextIndex(), open: true, status: 'in_progress', block, summary: [], encrypted: null };
+    const itemId = `rs_${id}_${nextIndex()}`;
+    const item: ReasoningItem = {
+      kind: 'reasoning',
+      id: itemId,
+      where: whereOf(itemId, nextIndex()),
+      outputIndex: nextIndex(),
+      open: true,
+      status: 'in_progress',
+      block,
+      summary: [],
+      encrypted: null,
+    };
     addItem(item);
     flowing = item;
     return item;
@@ -432,19 +428,15 @@ function createResponse(ctx: TargetContext): TargetResponse {
     let part = item.summary[item.summary.length - 1];
     if (part === undefined || !part.open || part.key !== key) {
       if (part !== undefined) closeSummary(item, part, item.summary.length - 1);
-      part = { key, json: ctx.keep(), open: true };
+      const where = `${item.where},"summary_index":${item.summary.length}`;
+      part = { key, json: ctx.keep(), open: true, deltaHead: `${where},"delta":"` };
       item.summary.push(part);
-      emit('response.reasoning_summary_part.added', {
-        item_id: item.id,
-        output_index: item.outputIndex,
-        summary_index: item.summary.length - 1,
-        part: { type: 'summary_text', text: '' },
-      });
+      emitText('response.reasoning_summary_part.added', `${where},"part":{"type":"summary_text","text":""}`);
     }
     const json = part.json.add(delta);
     // written around the delta's JSON alone: the same bytes as emit()
     ctx.writeText(
-      `event: response.reasoning_summary_text.delta\ndata: {"type":"response.reasoning_summary_text.delta","sequence_number":${seq++},"item_id":${JSON.stringify(item.id)},"output_index":${item.outputIndex},"summary_index":${item.summary.length - 1},"delta":"`,
+      `event: response.reasoning_summary_text.delta\ndata: {"type":"response.reasoning_summary_text.delta","sequence_number":${seq++}${part.deltaHead}`,
       delta,
       '"}\n\n',
       json,
@@ -455,7 +447,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
   function closeSummary(item: ReasoningItem, part: ReasoningItem['summary'][number], index: number): void {
     if (!part.open) return;
     part.open = false;
-    const where = `,"item_id":${JSON.stringify(item.id)},"output_index":${item.outputIndex},"summary_index":${index}`;
+    const where = `${item.where},"summary_index":${index}`;
     emitText('response.reasoning_summary_text.done', `${where},"text":"${part.json.ref()}"`);
     emitText('response.reasoning_summary_part.done', `${where},"part":{"type":"summary_text","text":"${part.json.ref()}"}`);
   }
@@ -476,7 +468,9 @@ function createResponse(ctx: TargetContext): TargetResponse {
     closeFlowing();
     const kind = args.trim() === '' || /^\s*\{/.test(args) ? 'function_call' : 'custom_tool_call';
     const prefix = kind === 'function_call' ? 'fc' : 'ctc';
-    const item: CallItem = { kind, id: `${prefix}_${id}_${nextIndex()}`, outputIndex: nextIndex(), open: true, status: 'in_progress', callId, name: p.name, text: '' };
+    const itemId = `${prefix}_${id}_${nextIndex()}`;
+    const where = whereOf(itemId, nextIndex());
+    const item: CallItem = { kind, id: itemId, where, outputIndex: nextIndex(), open: true, status: 'in_progress', callId, name: p.name, text: '' };
     calls.set(callId, item);
     clientCalls++;
     addItem(item);
@@ -486,8 +480,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
 
   function argsDelta(item: CallItem, delta: string): void {
     item.text += delta;
-    const where = { item_id: item.id, output_index: item.outputIndex, delta };
-    emit(item.kind === 'function_call' ? 'response.function_call_arguments.delta' : 'response.custom_tool_call_input.delta', where);
+    const type = item.kind === 'function_call' ? 'response.function_call_arguments.delta' : 'response.custom_tool_call_input.delta';
+    emitText(type, `${item.where},"delta":${jsonString(delta)}`);
   }
 
   function callDone(callId: string, name: string, args: string): void {
@@ -562,14 +556,12 @@ function createResponse(ctx: TargetContext): TargetResponse {
     for (const item of output) if (item.open) closeItem(item, status);
   }
 
-  function terminal(type: string, status: string, extra: JsonObject): void {
-    const response = responseJson(status, extra);
-    if (usage !== null) response['usage'] = responsesUsage(usage, sameFamily);
-    else delete response['usage'];
-    // the output (every message's text again) from the JSON written: the same bytes as emit()
-    const json = JSON.stringify(response);
-    const at = json.indexOf('"output":[]') + '"output":['.length; // the first: no string value holds an unescaped quote
-    emitText(type, `,"response":${json.slice(0, at)}${output.map(itemText).join(',')}${json.slice(at)}`);
+  /** The terminal event: the response with every item (each message's text again, from its JSON as written). */
+  function terminal(type: string, status: string, error: JsonObject | null, incomplete: string | null): void {
+    const errorJson = error === null ? 'null' : JSON.stringify(error);
+    const incompleteJson = incomplete === null ? 'null' : `{"reason":${JSON.stringify(incomplete)}}`;
+    const usageJson = usage === null ? null : JSON.stringify(responsesUsage(usage, sameFamily));
+    emitText(type, `,"response":${responseText(status, errorJson, incompleteJson, output.map(itemText).join(','), usageJson)}`);
     ended = true;
   }
 
@@ -577,7 +569,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
     begin();
     closeAll('incomplete');
     const error = failure ?? { code: 'server_error', message: detail };
-    terminal('response.failed', 'failed', { error });
+    terminal('response.failed', 'failed', error, null);
   }
 
   function finish(stopReason: StopReason, providerReason: string | null): void {
@@ -589,25 +581,25 @@ function createResponse(ctx: TargetContext): TargetResponse {
     closeAll(stopReason === 'end' || stopReason === 'tool_use' ? 'completed' : 'incomplete');
     switch (stopReason) {
       case 'end':
-        terminal('response.completed', 'completed', {});
+        terminal('response.completed', 'completed', null, null);
         return;
       case 'tool_use':
         if (clientCalls === 0) ctx.lose('stop_reason', `tool_use without a client call written as completed (${providerReason ?? 'no reason'})`);
-        terminal('response.completed', 'completed', {});
+        terminal('response.completed', 'completed', null, null);
         return;
       case 'max_tokens':
-        terminal('response.incomplete', 'incomplete', { incomplete_details: { reason: 'max_output_tokens' } });
+        terminal('response.incomplete', 'incomplete', null, 'max_output_tokens');
         return;
       case 'refusal':
-        terminal('response.incomplete', 'incomplete', { incomplete_details: { reason: 'content_filter' } });
+        terminal('response.incomplete', 'incomplete', null, 'content_filter');
         return;
       case 'other':
         if (sameFamily && providerReason !== null && providerReason !== 'completed' && providerReason !== 'cancelled') {
-          terminal('response.incomplete', 'incomplete', { incomplete_details: { reason: providerReason } });
+          terminal('response.incomplete', 'incomplete', null, providerReason);
           return;
         }
         ctx.lose('stop_reason', `other${providerReason === null ? '' : ` (${providerReason})`} written as completed`);
-        terminal('response.completed', 'completed', {});
+        terminal('response.completed', 'completed', null, null);
         return;
       default:
         assertNever(stopReason);

@@ -79,8 +79,40 @@ export interface NormalizerHooks {
   switched(): void;
 }
 
+/**
+ * Internal (lib/cli/sse-cut.ts, a --jobs range of an SSE log): the state an
+ * input read from the middle of a larger one starts in, between responses.
+ */
+export interface NormalizerStart {
+  /** The dialect in force there (with `auto`), or null when none was known yet. */
+  readonly dialect: DialectName | null;
+  /** invalid_utf8 was reported before (it is reported once per input). */
+  readonly reportedUtf8: boolean;
+  /** A given dialect was checked against the payloads before (once per input, see checkForcedDialect). */
+  readonly checked: boolean;
+}
+
+/** What a range's reader needs to know of how the normalizer ended (NormalizerCore.trail). */
+export interface NormalizerTrail {
+  /** The dialect in force at the end, and the first one this input detected (null: none). */
+  readonly dialect: DialectName | null;
+  readonly detected: DialectName | null;
+  /** Every dialect that was in force, in order. */
+  readonly dialects: readonly DialectName[];
+  /** A response, a lane or undetected payloads were still open at the end (before it closed them). */
+  readonly open: boolean;
+  /** A lane was ever opened, or a session event emitted: state that spans responses. */
+  readonly spanning: boolean;
+  readonly reportedUtf8: boolean;
+  readonly checked: boolean;
+  /** The input was abandoned (a fatal error: what followed was ignored). */
+  readonly abandoned: boolean;
+}
+
 /** The normalizer as the pipeline and its template path use it. */
 export interface NormalizerCore extends Normalizer {
+  /** How it ended (see NormalizerTrail), read after `end` or `abandon`. */
+  trail(): NormalizerTrail;
   /** The SSE input ended without an event but with lines that are not SSE fields: a terminal not_a_stream error, then done(error). */
   unframed(report: Unframed, emit: Emit<UnifiedEvent>): void;
   /** The handler of the open response while a payload may bypass `push` (none while a lane is open), else null. */
@@ -121,18 +153,25 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
 }
 
 /** The normalizer from options already resolved; `hooks`: see NormalizerHooks. */
-export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: NormalizerHooks | null = null): NormalizerCore {
+export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: NormalizerHooks | null = null, start: NormalizerStart | null = null): NormalizerCore {
   const requested = options.dialect;
   if (requested !== 'auto') options.onDialect?.(requested);
+  const resumed = requested === 'auto' ? (start?.dialect ?? null) : null;
   let handler: ResponseHandler | null = null;
   /** The dialect's lane router for this input (see LaneRouter), and the lanes open, in opening order. */
-  let router: LaneRouter | null = requested === 'auto' ? null : (dialects[requested].lanes?.() ?? null);
+  let router: LaneRouter | null = requested === 'auto' ? (resumed === null ? null : (dialects[resumed].lanes?.() ?? null)) : (dialects[requested].lanes?.() ?? null);
   const lanes = new Map<string, Lane>();
   /** The agent tag of the unlaned payload being handled (from the router). */
   let agent: string | undefined;
   let out: Emit<UnifiedEvent> = () => {};
   const undetected: ProviderEvent[] = [];
-  let reportedUtf8 = false;
+  let reportedUtf8 = start?.reportedUtf8 ?? false;
+  /** For trail(): the first dialect detected, every one in force, lanes or sessions seen, an open input at the end, abandoned. */
+  let detected: DialectName | null = null;
+  const inForce: DialectName[] = resumed === null ? [] : [resumed];
+  let spanning = false;
+  let openAtEnd = false;
+  let abandoned = false;
 
   const limits = createResponseLimits(options.limits);
   // Plain data fields here and on the normalizer, never getters: V8 keeps an object literal with
@@ -156,7 +195,7 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
         if (self.dialect !== null) ev.dialect = self.dialect;
       } else if (ev.type === 'tool_call_start' || ev.type === 'tool_call_delta' || ev.type === 'tool_call_done') {
         if (!limits.check(ev)) return;
-      }
+      } else if (ev.type === 'session') spanning = true;
       out(ev);
     },
   } satisfies DialectContext;
@@ -224,6 +263,7 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
   }
 
   function openLane(key: string): Lane {
+    spanning = true;
     const lane: Lane = {
       handler: null,
       limits: createResponseLimits(options.limits),
@@ -248,7 +288,7 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
             if (self.dialect !== null) ev.dialect = self.dialect;
           } else if (ev.type === 'tool_call_start' || ev.type === 'tool_call_delta' || ev.type === 'tool_call_done') {
             if (!lane.limits.check(ev)) return;
-          }
+          } else if (ev.type === 'session') spanning = true;
           out(ev);
         },
       },
@@ -287,6 +327,7 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
       const next = detectDialect(payload);
       if (next !== null && next !== self.dialect && switches(self.dialect, next)) {
         self.dialect = next;
+        inForce.push(next);
         hooks?.switched();
         useRouter(next);
         options.onDialect?.(next);
@@ -298,6 +339,10 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
         undetected.push(pe);
         if (undetected.length > MAX_UNDETECTED) giveUp();
         return;
+      }
+      if (requested === 'auto') {
+        detected = self.dialect;
+        inForce.push(self.dialect);
       }
       useRouter(self.dialect);
       options.onDialect?.(self.dialect);
@@ -323,7 +368,7 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
    * recognises: payloads of another family would mostly come out as `raw`
    * events (hidden by default), which looks like an empty stream.
    */
-  let checkForced = requested !== 'auto';
+  let checkForced = requested !== 'auto' && start?.checked !== true;
   function checkForcedDialect(payload: JsonObject, frame: number): void {
     const looks = detectDialect(payload);
     if (looks === null) return;
@@ -357,6 +402,7 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
    */
   function close(emit: Emit<UnifiedEvent>, report: boolean): void {
     out = emit;
+    openAtEnd = undetected.length > 0 || handler !== null || lanes.size > 0;
     if (undetected.length > 0) giveUp();
     agent = undefined;
     const h = handler;
@@ -414,9 +460,13 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
       close(emit, true);
     },
     abandon(emit) {
+      abandoned = true;
       close(emit, false);
     },
-    dialect: requested === 'auto' ? null : requested,
+    trail() {
+      return { dialect: self.dialect, detected, dialects: inForce, open: openAtEnd, spanning, reportedUtf8, checked: !checkForced, abandoned };
+    },
+    dialect: requested === 'auto' ? resumed : requested,
   };
   return self;
 }

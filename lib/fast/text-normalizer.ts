@@ -11,7 +11,7 @@
 import type { DialectName, JsonObject, Position, ProviderEvent, UnifiedEvent } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import type { RawTextSink, ResponseHandler, TextSink } from '../dialects/types.js';
-import { makeNormalizer, type NormalizerHooks, type ResolvedNormalizerOptions } from '../dialects/normalizer.js';
+import { makeNormalizer, type NormalizerHooks, type NormalizerStart, type NormalizerTrail, type ResolvedNormalizerOptions } from '../dialects/normalizer.js';
 import type { Unframed } from '../framing/sse.js';
 import { TemplateStore, type TemplateMatch } from './template.js';
 import { EventTemplateStore } from './event-template.js';
@@ -23,12 +23,20 @@ export interface TextNormalizer extends Stage<ProviderEvent, UnifiedEvent> {
   abandon(emit: Emit<UnifiedEvent>): void;
   /** See NormalizerCore.unframed. */
   unframed(report: Unframed, emit: Emit<UnifiedEvent>): void;
+  /** See NormalizerCore.trail. */
+  trail(): NormalizerTrail;
   /**
    * Offers frame `n`'s text to the open response's templates. True when the
    * payload was fully handled; false when the frame must be decoded and
    * pushed as usual (its parsed payload then teaches the templates).
    */
   pushText(text: string, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): boolean;
+  /**
+   * The next provider event pushed was parsed from `text` without being
+   * offered to the templates (the separate normalizer() stage, given an
+   * event whose payload was already read): its payload may teach them.
+   */
+  parsedFrom(text: string): void;
   /**
    * Fused final mode: where template-recognised text deltas go instead of
    * events (null: events), and the sink taking them as wire bytes, if any
@@ -54,7 +62,7 @@ export interface TextNormalizer extends Stage<ProviderEvent, UnifiedEvent> {
   learnEvent(event: string, buf: Uint8Array, start: number, dataStart: number, dataEnd: number, end: number): void;
 }
 
-export function makeTextNormalizer(options: ResolvedNormalizerOptions): TextNormalizer {
+export function makeTextNormalizer(options: ResolvedNormalizerOptions, start: NormalizerStart | null = null): TextNormalizer {
   /** Templates of the current dialect. */
   const templates = new TemplateStore();
   const events = new EventTemplateStore();
@@ -84,7 +92,7 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions): TextNorm
       events.clear();
     },
   };
-  const core = makeNormalizer(options, hooks);
+  const core = makeNormalizer(options, hooks, start);
 
   // Plain methods, never getters (see the note on the normalizer's ctx): takeText runs once per
   // recognised delta, and the pipeline calls pushText per frame, pushEvent per event.
@@ -127,6 +135,9 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions): TextNorm
     unframed(report, emit) {
       core.unframed(report, emit);
     },
+    trail() {
+      return core.trail();
+    },
     pushText(text, n, at, emit) {
       missed = null;
       const handler = core.openResponse();
@@ -134,6 +145,9 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions): TextNorm
       if (templates.match(text)) return takeMatch(handler, templates, n, at, emit);
       if (templates.learning) missed = text;
       return false;
+    },
+    parsedFrom(text) {
+      missed = fast !== null && templates.learning && core.openResponse() !== null ? text : null;
     },
     takesEvents() {
       return events.size > 0 && core.openResponse() !== null;

@@ -46,16 +46,21 @@ export type LineStartHook = (buf: Uint8Array, pos: number, offset: number) => nu
  */
 export const LEAVE_UNREAD = -2;
 
-/** `frameOf` names the frame an overlong line belongs to, for the error. */
+/**
+ * `frameOf` names the frame an overlong line belongs to, for the error.
+ * `startOffset`: the input is read from this byte of a larger one (a --jobs
+ * range, lib/cli/sse-cut.ts): offsets count from there, and no BOM is looked for.
+ */
 export function createLineSplitter(
   maxLineBytes: number,
   onLine: LineHandler,
   frameOf: () => number,
   atLineStart?: LineStartHook,
+  startOffset = 0,
 ): LineSplitter {
   const fragments: Uint8Array[] = [];
   let fragmentBytes = 0;
-  let consumed = 0; // bytes before the current chunk
+  let consumed = startOffset; // bytes before the current chunk
   let lineOffset = 0; // offset where the pending line began
   let skipLF = false;
 
@@ -125,20 +130,22 @@ export function createLineSplitter(
     return 0;
   }
 
-  const bom = createBomStripper();
+  const bom = startOffset === 0 ? createBomStripper() : null;
   return {
     push(buf) {
       const n = buf.length;
-      buf = bom.take(buf);
-      if (bom.stripped > 0 && consumed === 0) consumed = bom.stripped;
+      if (bom !== null) {
+        buf = bom.take(buf);
+        if (bom.stripped > 0 && consumed === 0) consumed = bom.stripped;
+      }
       if (buf.length === 0) return 0;
       const unread = scan(buf);
       // (a BOM still being decided holds back at most two bytes, never with an event read)
       return unread > n ? n : unread;
     },
     end(flush) {
-      const rest = bom.flush();
-      if (rest.length > 0) scan(rest);
+      const rest = bom?.flush();
+      if (rest !== undefined && rest.length > 0) scan(rest);
       if (fragmentBytes > 0) {
         const line = joinFragments(fragments, EMPTY_BUFFER);
         fragmentBytes = 0;

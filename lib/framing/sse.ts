@@ -76,6 +76,8 @@ export interface SseHooks {
   eventHook?: SseEventHook;
   /** Called at end of input when no event was dispatched but lines that are not SSE fields were read. */
   onUnframed?: (report: Unframed) => void;
+  /** The input is read from the middle of a larger one, at an event's start: its byte offset there, and the number of the next frame. */
+  start?: { offset: number; frame: number };
 }
 
 export interface SseFramerOptions extends FramerOptions, SseOnlyOptions {}
@@ -94,7 +96,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
   const block = hook?.block;
   const onUnframed = hooks.onUnframed;
   /** Bytes read, and the first line that is not an SSE field while no event has been dispatched yet (-1: none). */
-  let bytesIn = 0;
+  let bytesIn = hooks.start?.offset ?? 0;
   let ignoredAt = -1;
   let ignoredLine = '';
 
@@ -108,7 +110,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
   let retry = -1;
   let blockOffset = -1;
   let badUtf8 = false;
-  let frameNo = 0;
+  let frameNo = hooks.start?.frame ?? 0;
   /** The current block's layout, for the hook (see SseEventHook.block). */
   let plain = false;
   let blockBuf: Uint8Array | null = null;
@@ -259,7 +261,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
     else dataParts.push(value);
   }
 
-  const lines = createLineSplitter(maxFrameBytes, onLine, () => frameNo, tryEvent);
+  const lines = createLineSplitter(maxFrameBytes, onLine, () => frameNo, tryEvent, hooks.start?.offset ?? 0);
 
   return {
     push(chunk, out) {

@@ -11,7 +11,7 @@ import { createFrameDecoder } from '../dialects/decoder.js';
 import { resolveCaptureMode, type CaptureMode } from '../dialects/capture.js';
 import type { DialectLimitOptions } from '../dialects/limits.js';
 import type { RawTextSink, TextSink } from '../dialects/types.js';
-import { dialectOption } from '../dialects/normalizer.js';
+import { dialectOption, type NormalizerStart, type NormalizerTrail } from '../dialects/normalizer.js';
 import { makeTextNormalizer } from '../fast/text-normalizer.js';
 import { CutEvents } from '../fast/cut-events.js';
 import { makeAutoFramer, makeFramer, FRAMING_OPTIONS, type FramingName, type FramingOption } from '../framing/detect.js';
@@ -55,6 +55,24 @@ export interface EventsStage extends Stage<Chunk, UnifiedEvent> {
   setTextSink(sink: TextSink | null, raw?: RawTextSink | null): void;
 }
 
+/**
+ * Internal, never an option (lib/cli/sse-cut.ts: a --jobs range of an SSE
+ * log): the input is an SSE log read from the middle, at the start of an
+ * event between two responses, in the state given.
+ */
+export interface StreamResume extends NormalizerStart {
+  /** The byte offset of its first byte in the whole log, and the number of its first frame. */
+  readonly offset: number;
+  readonly frame: number;
+  /** Called once, at the end of the input or when it is abandoned: how the reading ended. */
+  readonly onTrail: (trail: StreamTrail) => void;
+}
+
+/** How a resumed input ended: the normalizer's state, and the number of the frame that would come next. */
+export interface StreamTrail extends NormalizerTrail {
+  readonly frames: number;
+}
+
 /** The events stage's options, checked once, defaults filled in. */
 export interface ResolvedEventsOptions {
   readonly framing: FramingOption;
@@ -65,6 +83,8 @@ export interface ResolvedEventsOptions {
   readonly fastPath: boolean;
   readonly onFraming: ((framing: FramingName) => void) | undefined;
   readonly onDialect: ((dialect: DialectName) => void) | undefined;
+  /** Internal: see StreamResume (set by the CLI on options already resolved). */
+  readonly resume?: StreamResume;
 }
 
 export function resolveEventsOptions(options: EventsStageOptions & LimitOptions = {}): ResolvedEventsOptions {
@@ -91,13 +111,16 @@ export function createEventsStage(options: EventsStageOptions = {}): EventsStage
  * take whole SSE events from the bytes without making a frame.
  */
 export function makeEventsStage(options: ResolvedEventsOptions, tap?: (frame: Frame) => void): EventsStage {
-  const { onFraming, framing } = options;
+  const { onFraming, resume } = options;
+  // a resumed input is the middle of an SSE log
+  const framing = resume === undefined ? options.framing : 'sse';
   const fast = options.fastPath;
   const hooks: SseHooks = {
     ...(fast ? { eventHook: createEventHook() } : {}),
     onUnframed: (report) => {
       unframed = report;
     },
+    ...(resume === undefined ? {} : { start: { offset: resume.offset, frame: resume.frame } }),
   };
   const hook = hooks.eventHook;
   /** SSE events cut by a chunk's end, held back for the event templates. */
@@ -110,8 +133,15 @@ export function makeEventsStage(options: ResolvedEventsOptions, tap?: (frame: Fr
     framer = makeFramer(framing, options.framer, hooks);
     onFraming?.(framing);
   }
-  const normalizer = makeTextNormalizer({ dialect: options.dialect, onDialect: options.onDialect, limits: options.limits });
-  const decoder = createFrameDecoder({ captures: options.captures });
+  const normalizer = makeTextNormalizer({ dialect: options.dialect, onDialect: options.onDialect, limits: options.limits }, resume ?? null);
+  const decoder = createFrameDecoder({ captures: options.captures }, resume?.frame ?? 0);
+  /** A resumed input's trail, told once. */
+  let trailed = false;
+  const trail = (): void => {
+    if (resume === undefined || trailed) return;
+    trailed = true;
+    resume.onTrail({ ...normalizer.trail(), frames: decoder.peek(undefined) });
+  };
   let out: Emit<UnifiedEvent> = () => {};
   const toNormalizer: Emit<ProviderEvent> = (pe) => normalizer.push(pe, out);
   const frames: Stage<Frame, UnifiedEvent> = {
@@ -155,9 +185,13 @@ export function makeEventsStage(options: ResolvedEventsOptions, tap?: (frame: Fr
       normalizer.newChunk(); // a caller may refill the same Buffer
       fused.push(c, emit);
     },
-    end: fused.end,
+    end(emit) {
+      fused.end(emit);
+      trail();
+    },
     abandon(emit) {
       normalizer.abandon(emit);
+      trail();
     },
     setTextSink(sink, raw) {
       normalizer.setTextSink(fast ? sink : null, raw);

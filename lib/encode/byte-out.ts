@@ -39,10 +39,13 @@ export class ByteOut {
    */
   private kept = new Map<string, KeptBytes>();
 
+  /** Bytes handed on by the last flush: the next block is made that large (an input chunk writes about as much as the one before). */
+  private last = 0;
+
   private room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     const pending = this.pos - this.start;
-    const next = alloc(Math.max(BLOCK, 2 * (pending + n)));
+    const next = alloc(Math.max(BLOCK, 2 * (pending + n), this.last + (this.last >> 2)));
     next.set(this.buf.subarray(this.start, this.pos));
     this.buf = next;
     this.start = 0;
@@ -89,7 +92,8 @@ export class ByteOut {
     this.plain(s.slice(from));
   }
 
-  private plain(s: string): void {
+  /** Wire text that holds no kept text's reference (not searched for one). */
+  plain(s: string): void {
     this.room(s.length * 3);
     this.pos += writeUtf8(this.buf, s, this.pos);
   }
@@ -111,13 +115,15 @@ export class ByteOut {
   flush(emit: Emit<Uint8Array>): void {
     if (this.pos === this.start) return;
     const out = this.buf.subarray(this.start, this.pos);
+    this.last = out.length;
     this.start = this.pos;
     emit(out);
   }
 }
 
 class KeptBytes implements KeptText {
-  buf: Uint8Array = alloc(1024);
+  // (from the pool of small buffers: one a part, most parts short)
+  buf: Uint8Array = alloc(512, true);
   len = 0;
   private readonly tag: string;
 

@@ -95,10 +95,10 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
       byteOut === null
         ? (before, text, after, c) => out(before + (c ?? chars(text)) + after)
         : (before, text, after, c) => {
-            byteOut.write(before);
+            byteOut.plain(before);
             if (text === rawText) byteOut.latin1(rawBytes);
-            else byteOut.write(c ?? jsonChars(text));
-            byteOut.write(after);
+            else byteOut.plain(c ?? jsonChars(text));
+            byteOut.plain(after);
           },
     rawBody: (s) => (taken && s === rawText ? rawBytes : null),
     keep: byteOut === null ? keepChars : () => byteOut.keep(chars, (s) => (s === rawText ? rawBytes : null)),

@@ -24,6 +24,7 @@ export interface TargetContext {
   /**
    * Writes `before`, ctx.chars(text) (or `chars`, when the caller has them) and `after`: the same as
    * one write of the three, but in byte mode a text that came as the source's bytes is copied as those.
+   * `before` and `after` hold no kept text's ref() (in byte mode not searched for one: deltas are most writes).
    */
   writeText(before: string, text: string, after: string, chars?: string): void;
   /**

@@ -129,6 +129,8 @@ interface CallItem {
   name: string;
   /** Arguments (function_call) or input (custom_tool_call) text written so far, or authoritative at done. */
   text: string;
+  /** The text's JSON once the item is done (written again in the item and the terminal response). */
+  textJson: string | null;
 }
 
 /** A hosted call's output item (or the item holding its result), as the source wrote it at its output_item.done. */
@@ -185,9 +187,9 @@ function itemText(item: Item): string {
       return `{"id":${JSON.stringify(item.id)},"type":"reasoning","summary":[${summary}]${encrypted}}`;
     }
     case 'function_call':
-      return `{"id":${JSON.stringify(item.id)},"type":"function_call","status":"${item.status}","arguments":${jsonString(item.text)},"call_id":${JSON.stringify(item.callId)},"name":${JSON.stringify(item.name)}}`;
+      return `{"id":${JSON.stringify(item.id)},"type":"function_call","status":"${item.status}","arguments":${item.textJson ?? jsonString(item.text)},"call_id":${JSON.stringify(item.callId)},"name":${JSON.stringify(item.name)}}`;
     case 'custom_tool_call':
-      return `{"id":${JSON.stringify(item.id)},"type":"custom_tool_call","status":"${item.status}","call_id":${JSON.stringify(item.callId)},"name":${JSON.stringify(item.name)},"input":${jsonString(item.text)}}`;
+      return `{"id":${JSON.stringify(item.id)},"type":"custom_tool_call","status":"${item.status}","call_id":${JSON.stringify(item.callId)},"name":${JSON.stringify(item.name)},"input":${item.textJson ?? jsonString(item.text)}}`;
     default:
       return assertNever(item);
   }
@@ -324,9 +326,9 @@ function createResponse(ctx: TargetContext): TargetResponse {
     } else if (item.kind === 'reasoning') {
       item.summary.forEach((s, i) => closeSummary(item, s, i));
     } else {
-      if (item.kind === 'function_call')
-        emitText('response.function_call_arguments.done', `${item.where},"name":${JSON.stringify(item.name)},"arguments":${jsonString(item.text)}`);
-      else emitText('response.custom_tool_call_input.done', `${item.where},"input":${jsonString(item.text)}`);
+      const json = (item.textJson = jsonString(item.text));
+      if (item.kind === 'function_call') emitText('response.function_call_arguments.done', `${item.where},"name":${JSON.stringify(item.name)},"arguments":${json}`);
+      else emitText('response.custom_tool_call_input.done', `${item.where},"input":${json}`);
     }
     item.open = false;
     if (item.kind !== 'hosted') item.status = status;
@@ -470,7 +472,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
     const prefix = kind === 'function_call' ? 'fc' : 'ctc';
     const itemId = `${prefix}_${id}_${nextIndex()}`;
     const where = whereOf(itemId, nextIndex());
-    const item: CallItem = { kind, id: itemId, where, outputIndex: nextIndex(), open: true, status: 'in_progress', callId, name: p.name, text: '' };
+    const item: CallItem = { kind, id: itemId, where, outputIndex: nextIndex(), open: true, status: 'in_progress', callId, name: p.name, text: '', textJson: null };
     calls.set(callId, item);
     clientCalls++;
     addItem(item);

@@ -38,6 +38,7 @@ export class ByteOut {
    * reference is written as it is.
    */
   private kept = new Map<string, KeptBytes>();
+  private readonly arena = new Arena();
 
   /** Bytes handed on by the last flush: the next block is made that large (an input chunk writes about as much as the one before). */
   private last = 0;
@@ -67,10 +68,10 @@ export class ByteOut {
     this.pos += writeLatin1(this.buf, s, this.pos);
   }
 
-  private bytes(b: Uint8Array, end: number): void {
-    this.room(end);
-    this.buf.set(b.subarray(0, end), this.pos);
-    this.pos += end;
+  private keptBytes(k: KeptBytes): void {
+    this.room(k.len);
+    this.buf.set(k.arena.buf.subarray(k.start, k.start + k.len), this.pos);
+    this.pos += k.len;
   }
 
   private spliced(s: string): void {
@@ -85,7 +86,7 @@ export class ByteOut {
         continue;
       }
       this.plain(s.slice(from, at));
-      this.bytes(k.buf, k.len);
+      this.keptBytes(k);
       from = close + 1;
       at = s.indexOf('\0', from);
     }
@@ -101,7 +102,7 @@ export class ByteOut {
   /** A new kept text, its bytes written through `chars` (the encoder's ctx.chars, raw deltas as latin1). */
   keep(chars: (s: string) => string, raw: (s: string) => string | null): KeptText {
     const name = String(this.kept.size);
-    const k = new KeptBytes(name, chars, raw);
+    const k = new KeptBytes(name, this.arena, chars, raw);
     this.kept.set(name, k);
     return k;
   }
@@ -109,6 +110,7 @@ export class ByteOut {
   /** The response ended: its kept texts go. */
   forget(): void {
     this.kept.clear();
+    this.arena.end = 0;
   }
 
   /** Hands on what was written since the last flush (a view of this buffer, never written again). */
@@ -121,31 +123,56 @@ export class ByteOut {
   }
 }
 
+/**
+ * The bytes of the open response's kept texts, one after another: a text grows only at the end (a
+ * target keeps one text growing at a time; one added to after another moves to the end first), and
+ * the next response reuses the room (no buffer a part).
+ */
+class Arena {
+  buf: Uint8Array = alloc(16 * 1024);
+  end = 0;
+
+  /** Room for n more bytes at the end. */
+  room(n: number): void {
+    if (this.end + n <= this.buf.length) return;
+    const next = alloc(Math.max(2 * this.buf.length, this.end + n));
+    next.set(this.buf.subarray(0, this.end));
+    this.buf = next;
+  }
+}
+
 class KeptBytes implements KeptText {
-  // (from the pool of small buffers: one a part, most parts short)
-  buf: Uint8Array = alloc(512, true);
+  /** Where its bytes are in the arena. */
+  start: number;
   len = 0;
   private readonly tag: string;
 
   constructor(
     name: string,
+    readonly arena: Arena,
     private readonly chars: (s: string) => string,
     /** The delta's wire bytes as latin1 when it came raw and is written as it came, else null. */
     private readonly raw: (s: string) => string | null,
   ) {
     this.tag = `\0${name}\0`;
+    this.start = arena.end;
   }
 
   add(s: string): string | undefined {
     const r = this.raw(s);
     const c = r === null ? this.chars(s) : undefined;
-    const need = this.len + (c === undefined ? (r as string).length : c.length * 3);
-    if (need > this.buf.length) {
-      const next = alloc(Math.max(need, this.buf.length * 2));
-      next.set(this.buf.subarray(0, this.len));
-      this.buf = next;
-    }
-    this.len += c === undefined ? writeLatin1(this.buf, r as string, this.len) : writeUtf8(this.buf, c, this.len);
+    const need = c === undefined ? (r as string).length : c.length * 3;
+    const arena = this.arena;
+    if (this.start + this.len !== arena.end) {
+      // another text grew since: this one moves to the end
+      arena.room(this.len + need);
+      arena.buf.copyWithin(arena.end, this.start, this.start + this.len);
+      this.start = arena.end;
+      arena.end += this.len;
+    } else arena.room(need);
+    const at = this.start + this.len;
+    this.len += c === undefined ? writeLatin1(arena.buf, r as string, at) : writeUtf8(arena.buf, c, at);
+    arena.end = this.start + this.len;
     return c;
   }
 
@@ -154,7 +181,7 @@ class KeptBytes implements KeptText {
   }
 
   text(): string {
-    return JSON.parse(`"${utf8(this.buf, 0, this.len)}"`) as string;
+    return JSON.parse(`"${utf8(this.arena.buf, this.start, this.start + this.len)}"`) as string;
   }
 
   ref(): string {

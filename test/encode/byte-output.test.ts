@@ -138,3 +138,33 @@ t.test('ByteOut: kept texts copied in place of their references; a NUL that is n
   t.equal(Buffer.from(got[2]!).toString('utf8'), `"${kept.ref()}"`, 'after forget a reference is text like any other');
   t.end();
 });
+
+t.test('ByteOut: kept texts share one arena: a text added to after another grew keeps all its bytes; the next response reuses the room', (t) => {
+  const out = new ByteOut();
+  const got: string[] = [];
+  const emit = (b: Uint8Array): void => {
+    got.push(Buffer.from(b).toString('utf8'));
+  };
+  const chars = (s: string): string => JSON.stringify(s).slice(1, -1);
+  const raw = (s: string): string | null => (s.startsWith('raw:') ? s.slice(4) : null);
+  const a = out.keep(chars, raw);
+  const b = out.keep(chars, raw);
+  a.add('one ');
+  b.add('ü');
+  a.add('two ');
+  b.add('raw:\xc3\xa9'); // the latin1 view of é's UTF-8 bytes, copied as those bytes
+  a.add('x'.repeat(40_000)); // past the arena's first room
+  t.equal(a.text(), 'one two ' + 'x'.repeat(40_000), 'a: its bytes before and after b grew');
+  t.equal(b.text(), 'üé');
+  out.write(`[${a.ref()}|${b.ref()}]`);
+  out.flush(emit);
+  t.equal(got[0], `[one two ${'x'.repeat(40_000)}|üé]`);
+  out.forget();
+  const c = out.keep(chars, raw);
+  t.ok(c.empty(), 'a new response: nothing kept');
+  c.add('"q"');
+  out.write(`<${c.ref()}>`);
+  out.flush(emit);
+  t.equal(got[1], '<\\"q\\">', 'its text as JSON characters');
+  t.end();
+});

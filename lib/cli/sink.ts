@@ -28,11 +28,6 @@ export interface Recorded {
   notes: Note[];
 }
 
-/** The upper bound of a string's UTF-8 length that is cheap to know; past 64 Ki units it is measured. */
-function utf8Bound(text: string): number {
-  return text.length <= 65536 ? text.length * 3 : Buffer.byteLength(text, 'utf8');
-}
-
 export class BufferSink implements Sink {
   /** Its own ArrayBuffer (not the shared pool's), so that it can be transferred to the main thread. */
   private buf: Buffer;
@@ -45,16 +40,32 @@ export class BufferSink implements Sink {
 
   text(text: string): boolean {
     if (text.length === 0) return true;
-    const need = this.length + utf8Bound(text);
-    if (need > this.buf.length) {
-      let size = this.buf.length * 2;
-      while (size < need) size *= 2;
-      const bigger = Buffer.allocUnsafeSlow(size);
-      this.buf.copy(bigger, 0, 0, this.length);
-      this.buf = bigger;
+    // Written without measuring its UTF-8 length first (Buffer.byteLength is a pass over the whole string): when it may
+    // not have fit (a partial write stops within 3 bytes of the end), it is written again into a larger buffer.
+    for (;;) {
+      const room = this.buf.length - this.length;
+      if (room >= text.length * 3) {
+        this.length += this.buf.write(text, this.length, 'utf8');
+        return true;
+      }
+      if (room >= 4) {
+        const written = this.buf.write(text, this.length, room, 'utf8');
+        if (written < room - 3) {
+          this.length += written;
+          return true;
+        }
+      }
+      this.grow(this.length + text.length + (text.length >> 2) + 4);
     }
-    this.length += this.buf.write(text, this.length, 'utf8');
-    return true;
+  }
+
+  /** A buffer of at least `need` bytes (twice the size at least), the bytes so far copied. */
+  private grow(need: number): void {
+    let size = this.buf.length * 2;
+    while (size < need) size *= 2;
+    const bigger = Buffer.allocUnsafeSlow(size);
+    this.buf.copy(bigger, 0, 0, this.length);
+    this.buf = bigger;
   }
 
   diagnostic(message: string, bare = false): Promise<void> {

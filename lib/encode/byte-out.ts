@@ -8,6 +8,7 @@
  */
 import { alloc, utf8, writeLatin1, writeUtf8 } from '../bytes/index.js';
 import type { Emit } from '../stage.js';
+import type { Piece } from './target.js';
 
 /** A text's JSON string characters, kept to be written again (see TargetContext.keep). */
 export interface KeptText {
@@ -91,6 +92,41 @@ export class ByteOut {
       at = s.indexOf('\0', from);
     }
     this.plain(s.slice(from));
+  }
+
+  /** A piece (its bytes encoded at its first write). */
+  piece(p: Piece): void {
+    let b = p.bytes;
+    if (b === null) {
+      const scratch = alloc(p.text.length * 3, true);
+      b = p.bytes = scratch.subarray(0, writeUtf8(scratch, p.text, 0));
+    }
+    this.room(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /** A number as text (a sequence number: digits written here, no string made). */
+  num(n: number): void {
+    if (n >>> 0 !== n) {
+      this.plain(String(n));
+      return;
+    }
+    this.room(10);
+    let digits = 1;
+    for (let m = n; m >= 10; m = (m / 10) >>> 0) digits++;
+    let at = (this.pos += digits);
+    do {
+      this.buf[--at] = 48 + (n % 10);
+      n = (n / 10) >>> 0;
+    } while (n > 0);
+  }
+
+  /** A piece, a number and wire text (see write). */
+  head(p: Piece, n: number, rest: string): void {
+    this.piece(p);
+    this.num(n);
+    this.write(rest);
   }
 
   /** Wire text that holds no kept text's reference (not searched for one). */

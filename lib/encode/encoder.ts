@@ -100,6 +100,18 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
             else byteOut.plain(c ?? jsonChars(text));
             byteOut.plain(after);
           },
+    writeAfter: byteOut === null ? (head, n, rest) => out(head.text + n + rest) : (head, n, rest) => byteOut.head(head, n, rest),
+    writeDelta:
+      byteOut === null
+        ? (head, n, fields, text, after, c) => out(head.text + n + fields.text + (c ?? chars(text)) + after.text)
+        : (head, n, fields, text, after, c) => {
+            byteOut.piece(head);
+            byteOut.num(n);
+            byteOut.piece(fields);
+            if (text === rawText) byteOut.latin1(rawBytes);
+            else byteOut.plain(c ?? jsonChars(text));
+            byteOut.piece(after);
+          },
     rawBody: (s) => (taken && s === rawText ? rawBytes : null),
     keep: byteOut === null ? keepChars : () => byteOut.keep(chars, (s) => (s === rawText ? rawBytes : null)),
   };

@@ -27,6 +27,10 @@ export interface TargetContext {
    * `before` and `after` hold no kept text's ref() (in byte mode not searched for one: deltas are most writes).
    */
   writeText(before: string, text: string, after: string, chars?: string): void;
+  /** write(head.text + n + rest), `n` a sequence number: in byte mode the head's bytes are copied. */
+  writeAfter(head: Piece, n: number, rest: string): void;
+  /** writeText(head.text + n + fields.text, text, after.text, chars): in byte mode the pieces' bytes are copied. */
+  writeDelta(head: Piece, n: number, fields: Piece, text: string, after: Piece, chars?: string): void;
   /**
    * A text's JSON characters to write again later (in byte mode kept as bytes: see byte-out.ts);
    * valid until the response ends.
@@ -80,6 +84,20 @@ export function decodeBody(raw: string): string {
   const body = latin1ToUtf8(raw);
   const b = body.indexOf('\\');
   return b === -1 ? body : unescapeJson(body, b);
+}
+
+/**
+ * Wire text a target writes again and again (an event's head, the fields of a part's deltas): in byte
+ * mode encoded once, at its first write, and copied after (a delta's event is mostly such text).
+ */
+export interface Piece {
+  readonly text: string;
+  /** Its UTF-8 bytes, once written in byte mode. */
+  bytes: Uint8Array | null;
+}
+
+export function piece(text: string): Piece {
+  return { text, bytes: null };
 }
 
 /** One SSE event block. */

@@ -68,7 +68,7 @@
 import { assertNever, type CitationEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { loseNotice, loseOtherChoices } from '../notices.js';
 import type { KeptText } from '../byte-out.js';
-import { defineTarget, jsonString, sseEvent, type TargetContext, type TargetResponse } from '../target.js';
+import { defineTarget, jsonString, piece, sseEvent, type Piece, type TargetContext, type TargetResponse } from '../target.js';
 
 const FAMILY = ['openai-responses', 'xai-responses'] as const;
 
@@ -87,8 +87,8 @@ interface Part {
   /** url_citations that came before the part's text, without offsets: added when the part is done, spanning its text. */
   held: JsonObject[];
   open: boolean;
-  /** The fields of its output_text.delta events between sequence_number and the delta, as JSON text. */
-  deltaHead?: string;
+  /** The fields of its output_text.delta events between sequence_number and the delta's JSON characters. */
+  deltaHead?: Piece;
 }
 
 type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
@@ -114,7 +114,7 @@ interface ReasoningItem {
   /** Unified block index. */
   block: number;
   /** Each summary part's text kept as its JSON (written as it came, copied into the events that repeat it). */
-  summary: { key: number; json: KeptText; open: boolean; deltaHead: string }[];
+  summary: { key: number; json: KeptText; open: boolean; deltaHead: Piece }[];
   encrypted: string | null;
 }
 
@@ -200,6 +200,18 @@ function whereOf(itemId: string, outputIndex: number): string {
   return `,"item_id":${JSON.stringify(itemId)},"output_index":${outputIndex}`;
 }
 
+/** Each event type's head, up to its sequence_number's value. */
+const HEADS = new Map<string, Piece>();
+function headOf(type: string): Piece {
+  let head = HEADS.get(type);
+  if (head === undefined) HEADS.set(type, (head = piece(`event: ${type}\ndata: {"type":"${type}","sequence_number":`)));
+  return head;
+}
+const TEXT_DELTA = headOf('response.output_text.delta');
+const TEXT_DELTA_END = piece('","logprobs":[]}\n\n');
+const SUMMARY_DELTA = headOf('response.reasoning_summary_text.delta');
+const SUMMARY_DELTA_END = piece('"}\n\n');
+
 /** An empty part as content_part.added holds it. */
 const EMPTY_PART = { text: '{"type":"output_text","annotations":[],"logprobs":[],"text":""}', refusal: '{"type":"refusal","refusal":""}' } as const;
 
@@ -264,7 +276,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
 
   /** emit() with the fields after sequence_number given as JSON text (`,"key":…`): the same bytes. */
   function emitText(type: string, fields: string): void {
-    ctx.write(`event: ${type}\ndata: {"type":"${type}","sequence_number":${seq++}${fields}}\n\n`);
+    ctx.writeAfter(headOf(type), seq++, `${fields}}\n\n`);
   }
 
   /** The response object's JSON text (`error`, `incomplete_details` and `usage` as JSON text; usage null: no key). */
@@ -369,13 +381,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
       return;
     }
     // the bulk of every stream, written around the delta's JSON alone: the same bytes as emit()
-    part.deltaHead ??= `${item.where},"content_index":${item.parts.length - 1},"delta":`;
-    ctx.writeText(
-      `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq++}${part.deltaHead}"`,
-      delta,
-      '","logprobs":[]}\n\n',
-      json,
-    );
+    part.deltaHead ??= piece(`${item.where},"content_index":${item.parts.length - 1},"delta":"`);
+    ctx.writeDelta(TEXT_DELTA, seq++, part.deltaHead, delta, TEXT_DELTA_END, json);
   }
 
   function cite(ev: CitationEvent): void {
@@ -431,18 +438,13 @@ function createResponse(ctx: TargetContext): TargetResponse {
     if (part === undefined || !part.open || part.key !== key) {
       if (part !== undefined) closeSummary(item, part, item.summary.length - 1);
       const where = `${item.where},"summary_index":${item.summary.length}`;
-      part = { key, json: ctx.keep(), open: true, deltaHead: `${where},"delta":"` };
+      part = { key, json: ctx.keep(), open: true, deltaHead: piece(`${where},"delta":"`) };
       item.summary.push(part);
       emitText('response.reasoning_summary_part.added', `${where},"part":{"type":"summary_text","text":""}`);
     }
     const json = part.json.add(delta);
     // written around the delta's JSON alone: the same bytes as emit()
-    ctx.writeText(
-      `event: response.reasoning_summary_text.delta\ndata: {"type":"response.reasoning_summary_text.delta","sequence_number":${seq++}${part.deltaHead}`,
-      delta,
-      '"}\n\n',
-      json,
-    );
+    ctx.writeDelta(SUMMARY_DELTA, seq++, part.deltaHead, delta, SUMMARY_DELTA_END, json);
   }
 
   /** A summary part's done events, its text from its JSON as written. */

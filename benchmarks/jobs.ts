@@ -20,6 +20,8 @@
  * - CPU: the process's user + system time (every thread), and the CPU time
  *   other processes took from the machine meanwhile (/proc/stat): on a
  *   shared 2-core machine that is what --jobs N competes with;
+ * - where the CPU time went: the main thread's, each worker's and the other
+ *   threads' (lib/cli/thread-cpu.ts), and the speed-up that allows;
  * - memory: the process's peak RSS (`process.resourceUsage().maxRSS`: worker
  *   threads share the process, so there is no RSS per worker), and per worker
  *   its largest V8 heap (`v8.getHeapStatistics()` taken in the worker at the
@@ -47,8 +49,10 @@ interface ChildStats {
   ms: number;
   /** Process CPU time, all threads. */
   cpuMs: number;
+  /** The main thread's own CPU time (null off Linux). */
+  mainCpuMs: number | null;
   maxRssKiB: number;
-  jobs: { threads: number; tasks: number; heaps: { threadId: number; heapTotal: number; heapUsed: number; peakMalloced: number }[] };
+  jobs: { threads: number; tasks: number; heaps: { threadId: number; heapTotal: number; heapUsed: number; peakMalloced: number; cpuMs: number | null }[] };
 }
 
 interface Run extends ChildStats {
@@ -76,13 +80,16 @@ function machineBusyMs(): number | null {
 const CHILD = `import { writeFileSync } from 'node:fs';
 import { main } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'dist', 'cli', 'main.js')).href)};
 import { lastJobsStats } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'dist', 'cli', 'jobs.js')).href)};
+import { threadCpuMs } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'dist', 'cli', 'thread-cpu.js')).href)};
 const [statsPath, ...argv] = process.argv.slice(2);
 const cpu0 = process.cpuUsage();
+const main0 = threadCpuMs();
 const t0 = performance.now();
 const code = await main(argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
-writeFileSync(statsPath, JSON.stringify({ code, ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssKiB: process.resourceUsage().maxRSS, jobs: lastJobsStats() }));
+const main1 = threadCpuMs();
+writeFileSync(statsPath, JSON.stringify({ code, ms, cpuMs: (cpu.user + cpu.system) / 1000, mainCpuMs: main0 === null || main1 === null ? null : main1 - main0, maxRssKiB: process.resourceUsage().maxRSS, jobs: lastJobsStats() }));
 process.exitCode = code;
 `;
 
@@ -202,7 +209,41 @@ async function main(argv: string[]): Promise<void> {
       `| ${name} | ${(bytes / MiB).toFixed(1)} | ${mbps(one).toFixed(1)} | ${mbps(many).toFixed(1)} | **${(median(one.map((r) => r.ms)) / median(many.map((r) => r.ms))).toFixed(2)}×** (${perRound.map((x) => x.toFixed(2)).join(', ')}) | ${mbps(auto).toFixed(1)} | ${(median(one.map((r) => r.cpuMs)) / 1000).toFixed(1)} / ${(median(many.map((r) => r.cpuMs)) / 1000).toFixed(1)} | ${others(one)} / ${others(many)} | ${(median(one.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} / ${(median(many.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} | ${heapText} | ${median(many.map((r) => r.jobs.tasks))} |`,
     );
   }
+  lines.push(...cpuTable(scenarios, results, jobs));
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/**
+ * Where the CPU time went (medians, s): --jobs 1's main thread and its other
+ * threads (V8's compiler and GC threads, libuv's), which run on the second
+ * core for free; --jobs N's main thread, each worker (its thread's CPU time
+ * at the end of its last task) and the other threads. The bound is the
+ * speed-up the CPU time allows on N cores: --jobs 1 waits for its main
+ * thread, --jobs N at best for its total spread over N cores.
+ */
+function cpuTable(scenarios: string[], results: Record<string, Run[]>, jobs: number): string[] {
+  const s = (ms: number): string => (ms / 1000).toFixed(2);
+  const lines = ['', `| scenario | --jobs 1: main thread / other threads | --jobs ${jobs}: main thread / workers / other threads | total (1 / ${jobs}) | bound on ${jobs} cores |`, '|---|---|---|---:|---:|'];
+  for (const name of scenarios) {
+    const runs = results[name]!;
+    const one = runs.filter((r) => r.jobsArg === 1);
+    const many = runs.filter((r) => r.jobsArg === jobs);
+    if ([...one, ...many].some((r) => r.mainCpuMs === null)) {
+      lines.push(`| ${name} | – | – | – | – |`);
+      continue;
+    }
+    const main1 = median(one.map((r) => r.mainCpuMs!));
+    const total1 = median(one.map((r) => r.cpuMs));
+    const mainN = median(many.map((r) => r.mainCpuMs!));
+    const totalN = median(many.map((r) => r.cpuMs));
+    const workers = many.map((r) => r.jobs.heaps.map((h) => h.cpuMs ?? 0).sort((a, b) => b - a));
+    const perWorker = workers[0]!.map((_, i) => median(workers.map((w) => w[i] ?? 0)));
+    const workersMs = median(workers.map((w) => w.reduce((a, b) => a + b, 0)));
+    lines.push(
+      `| ${name} | ${s(main1)} / ${s(total1 - main1)} | ${s(mainN)} / ${perWorker.map(s).join(' + ')} / ${s(totalN - mainN - workersMs)} | ${s(total1)} / ${s(totalN)} | ${(main1 / (totalN / jobs)).toFixed(2)}× |`,
+    );
+  }
+  return lines;
 }
 
 function fmtMs(ms: number | null): string {

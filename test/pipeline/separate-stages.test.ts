@@ -207,7 +207,9 @@ function providerEventProblem(x: unknown): string | null {
     case 'json':
       if (!('payload' in p)) return 'no payload';
       if (p.direction !== undefined && p.direction !== 'send') return 'bad direction';
-      own = ['payload', 'direction'];
+      // decoder() keeps the frame text a payload was parsed (or is parsed on first read) from
+      if (p.text !== undefined && (typeof p.text !== 'string' || !isDeepStrictEqual(JSON.parse(p.text), p.payload))) return 'text is not the payload';
+      own = ['payload', 'text', 'direction'];
       break;
     case 'done':
       own = [];

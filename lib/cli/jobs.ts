@@ -27,7 +27,7 @@
 import type { Piscina } from 'piscina';
 import { DEFAULT_MAX_RECORD_BYTES } from '../records/options.js';
 import { packLines, runBatch, runRange } from './batch.js';
-import { countRangeLines, planRanges, rangeSize, readHead } from './range.js';
+import { countRangeLines, planRanges, rangeSize, readHead, type ByteRange } from './range.js';
 import { stat } from 'node:fs/promises';
 import { createLineSplitter, Oversized, type Line } from '../records/lines.js';
 import type { RecordOutput } from '../records/types.js';
@@ -40,6 +40,7 @@ import { createCountProgress, type Progress } from './progress.js';
 import { messageOf, recordFormatter, runInMainThread, type Outcome } from './run-input.js';
 import { replay } from './sink.js';
 import type { Task, TaskResult, WorkerHeap } from './worker.js';
+import { runLogInParts } from './sse-split.js';
 
 /** A records batch is sent once it holds this many records, or this many bytes, or the input pauses. */
 export const BATCH_RECORDS = 16;
@@ -83,6 +84,7 @@ function noteHeap(heap: WorkerHeap): void {
     seen.heapTotal = Math.max(seen.heapTotal, heap.heapTotal);
     seen.heapUsed = Math.max(seen.heapUsed, heap.heapUsed);
     seen.peakMalloced = Math.max(seen.peakMalloced, heap.peakMalloced);
+    if (heap.cpuMs !== null) seen.cpuMs = Math.max(seen.cpuMs ?? 0, heap.cpuMs);
   }
 }
 
@@ -315,6 +317,22 @@ export async function runFilesInPool(opts: CliOptions, io: CliIO, output: Output
     progress?.done();
     return code;
   }
+}
+
+/** One large SSE log with --jobs > 1, cut into `ranges` at response ends (sse-cut.ts, sse-split.ts). */
+export async function runLogInPool(opts: CliOptions, io: CliIO, output: Output, heapMb: number | null, ranges: readonly ByteRange[]): Promise<number> {
+  const file = opts.files[0]!;
+  stats = { threads: 0, tasks: 0, heaps: [] };
+  const threads = Math.min(opts.jobs, ranges.length);
+  const pool = new Pool(threads, opts, heapMb);
+  stats.threads = threads;
+  let code = EXIT_OK;
+  try {
+    code = await runLogInParts(file, ranges, opts, io, output, { run: (task) => pool.run(task), noteHeap, inOrder, ahead: AHEAD_PER_WORKER * threads });
+  } finally {
+    code = worse(code, await pool.destroy(output));
+  }
+  return code;
 }
 
 /** doctor with --jobs > 1 and two or more inputs: one task per input, the reports written in input order. */

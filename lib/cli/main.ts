@@ -11,6 +11,7 @@ import { Output } from './output.js';
 import { TERMINAL_HINT, type CliIO } from './io.js';
 import { runInMainThread, runRecords } from './run-input.js';
 import { doctor } from './doctor.js';
+import { cuttable, sseRangesOf } from './sse-cut.js';
 
 export type { CliIO } from './io.js';
 export { TERMINAL_HINT } from './io.js';
@@ -53,8 +54,10 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 /** The command itself, once its options are known (--out parquet runs it with --out rows, stdout a file). */
 async function runCommand(opts: CliOptions, io: CliIO): Promise<number> {
   const output = new Output(io);
+  // one large SSE log: cut into parts at response ends (sse-cut.ts)
+  const parts = opts.jobs > 1 && opts.files.length === 1 && cuttable(opts) ? await sseRangesOf(opts.files[0]!) : null;
   // worker threads when there is more than one input to share out (records: many records)
-  if (opts.jobs > 1 && (opts.records || opts.files.filter((f) => f !== '-').length > 1)) {
+  if (opts.jobs > 1 && (opts.records || opts.files.filter((f) => f !== '-').length > 1 || parts !== null)) {
     const jobs = await import('./jobs.js'); // piscina is loaded only for this
     let heapMb: number | null;
     try {
@@ -64,8 +67,10 @@ async function runCommand(opts: CliOptions, io: CliIO): Promise<number> {
       throw err;
     }
     if (opts.command === 'doctor') return jobs.doctorInPool(opts, io, output, heapMb);
+    if (parts !== null) return jobs.runLogInPool(opts, io, output, heapMb, parts);
     return opts.records ? jobs.recordsInPool(opts, io, output, heapMb) : jobs.runFilesInPool(opts, io, output, heapMb);
   }
+
   if (opts.command === 'doctor') return doctor(opts, io, output);
   let code = EXIT_OK;
   for (const [index, file] of opts.files.entries()) {

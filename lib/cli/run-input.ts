@@ -29,6 +29,7 @@ import { EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, type CliOptions } from
 import { InputError, inputName, openInput, reason, type Input } from './input.js';
 import type { CliIO } from './io.js';
 import type { Sink } from './sink.js';
+import { openPart, resumedEventsStage, type FilePart } from './sse-cut.js';
 
 type Item = Frame | UnifiedEvent | FinalResult | string;
 
@@ -75,6 +76,7 @@ function makeStage(
   index: number,
   report: (ev: ErrorEvent) => void,
   reportText: (line: string | null) => void = () => {},
+  part: FilePart | null = null,
 ): Stage<Chunk, Item> {
   if (opts.out === 'frames') {
     const o = resolveFramerOptions({ positions: opts.positions });
@@ -100,7 +102,8 @@ function makeStage(
   const onLoss = (r: LossReport): void => reportText(lossLine(r, opts.lossReport, file));
   // createStream({ to })'s stage: a source already in the target wire passes as it came
   if (opts.to !== null && !media) return createOutputStage({ ...read, to: opts.to, onLoss });
-  const guarded = createGuardedEventsStage(read);
+  // a part of an SSE log cut by --jobs (sse-cut.ts): read from the state the log is in there
+  const guarded = part === null ? createGuardedEventsStage(read) : resumedEventsStage(read, part);
   const finals = opts.out === 'final' || opts.out === 'rows';
   if (!media) {
     // as createStream: text deltas go straight into the final result / text output
@@ -164,12 +167,13 @@ class Diagnostic {
 /**
  * Reads one input (a file, or standard input for `-`) and writes its output
  * to `sink`. `io` is the command's streams in the main thread (standard
- * input, and stderr for the progress bar); null in a worker.
+ * input, and stderr for the progress bar); null in a worker. `part`: only
+ * that part of the file (sse-cut.ts).
  */
-export async function runFile(file: string, index: number, opts: CliOptions, sink: Sink, io: CliIO | null): Promise<Outcome> {
+export async function runFile(file: string, index: number, opts: CliOptions, sink: Sink, io: CliIO | null, part: FilePart | null = null): Promise<Outcome> {
   let input: Input;
   try {
-    input = await openInput(file, io === null ? null : io.stdin);
+    input = part === null ? await openInput(file, io === null ? null : io.stdin) : await openPart(file, part);
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
     await sink.diagnostic(`${inputName(file)}: ${err.message}`);
@@ -189,6 +193,7 @@ export async function runFile(file: string, index: number, opts: CliOptions, sin
     (line) => {
       if (line !== null) queue.push(new Diagnostic(line, opts.lossReport === 'json'));
     },
+    part,
   );
   const progress = progressFor(input, opts, io);
   const emit = (item: Item): void => {

@@ -7,7 +7,7 @@
  * with the stage's output (encoding strings, queueing each item) is counted too.
  * Each tree's compiled `dist/` (build it first: `npx tsc -p <dir>/tsconfig.json`).
  *
- *   npx tsx benchmarks/tools/transcode-instructions.ts <dirA> <dirB> <fixture> <target> [chunk bytes]
+ *   [TI_W=10 TI_R=15] npx tsx benchmarks/tools/transcode-instructions.ts <dirA> <dirB> <fixture> <target> [chunk bytes]
  *
  * The floor's count (TextDecoder, indexOf framing, JSON.parse, from the same Readable) is printed
  * alongside: floor ÷ a tree's count is the instruction ratio to the floor.
@@ -19,8 +19,9 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const [a, b, fixture, to] = [process.argv[2]!, process.argv[3]!, process.argv[4]!, process.argv[5]!];
 const chunk = process.argv[6] ?? '65536';
-const W = 10;
-const R = 15;
+/** Warm-up and counted runs (env TI_W, TI_R): with W = 10 a count can still catch V8 recompiling (see RESULTS.md, fifth pass). */
+const W = Number(process.env['TI_W'] ?? 10);
+const R = Number(process.env['TI_R'] ?? 15);
 
 /** One process: `runs` + W runs over Buffer chunks of the fixture (`to` 'floor': the SSE reading floor). */
 const RUNNER = `

@@ -8,8 +8,8 @@
  * points, and the ranges' outputs written in order are --jobs 1's bytes.
  *
  * Only records can be cut this way: a record is one line, whole. An SSE log
- * is not cut (see docs/records.md): where one response ends is known only
- * to a reader that has read the log from its start.
+ * is cut at response ends instead, and read from the state the log is in
+ * there (sse-cut.ts).
  */
 import { open, type FileHandle } from 'node:fs/promises';
 

@@ -74,6 +74,7 @@ const TERMINALS: readonly Buffer[] = [
 
 const LF = 0x0a;
 const CR = 0x0d;
+const COLON = 0x3a;
 
 /** The output modes a cut log gives the same bytes in (frames carry SSE ids; media files and other wires keep state of their own). */
 export function cuttable(opts: CliOptions): boolean {
@@ -211,20 +212,28 @@ function countChunk(c: FrameCount, buf: Uint8Array): void {
     if (nextLF !== -1 && nextLF < p) nextLF = buf.indexOf(LF, p);
     if (nextCR !== -1 && nextCR < p) nextCR = buf.indexOf(CR, p);
     const eol = nextCR === -1 ? nextLF : nextLF === -1 || nextCR < nextLF ? nextCR : nextLF;
-    const end = eol === -1 ? len : eol;
-    if (c.head.length < 5) {
-      const take = Math.min(5 - c.head.length, end - p);
-      for (let i = 0; i < take; i++) c.head += String.fromCharCode(buf[p + i]!);
+    if (eol !== -1 && c.lineBytes === 0) {
+      // a whole line in the chunk (nearly all): its bytes looked at where they are
+      if (eol === p) {
+        if (c.hasData) c.frames++;
+        c.hasData = false;
+      } else if (buf[p] === 0x64 && buf[p + 1] === 0x61 && buf[p + 2] === 0x74 && buf[p + 3] === 0x61 && (eol - p === 4 || buf[p + 4] === COLON)) c.hasData = true;
+    } else {
+      const end = eol === -1 ? len : eol;
+      if (c.head.length < 5) {
+        const take = Math.min(5 - c.head.length, end - p);
+        for (let i = 0; i < take; i++) c.head += String.fromCharCode(buf[p + i]!);
+      }
+      c.lineBytes += end - p;
+      if (eol === -1) return;
+      // the end of a line begun in an earlier chunk
+      if (c.lineBytes === 0) {
+        if (c.hasData) c.frames++;
+        c.hasData = false;
+      } else if (dataField(c.head, c.lineBytes)) c.hasData = true;
+      c.lineBytes = 0;
+      c.head = '';
     }
-    c.lineBytes += end - p;
-    if (eol === -1) return;
-    // a whole line
-    if (c.lineBytes === 0) {
-      if (c.hasData) c.frames++;
-      c.hasData = false;
-    } else if (dataField(c.head, c.lineBytes)) c.hasData = true;
-    c.lineBytes = 0;
-    c.head = '';
     if (buf[eol] === CR) {
       if (eol + 1 === len) {
         c.skipLF = true;

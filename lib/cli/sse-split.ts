@@ -3,7 +3,10 @@
  * written in order by the main thread, each checked before it is written.
  * The workers first count each part's frames (fast: a line scan), so that
  * every part starts with the right frame number; then each part is read
- * from its guessed start, at most `ahead` of the writer. When a part's turn
+ * from its guessed start, at most `ahead` of the writer (the first from
+ * the log's start: no guess). The main thread reads nothing itself: on two
+ * cores a third thread warming up its own hot code costs more than it
+ * reads. When a part's turn
  * comes, the part before it has been written, so the real start is known:
  * a guess that made a difference is read again from the real start in the
  * main thread; a cut that was not between two responses (or a log whose
@@ -16,7 +19,7 @@ import type { Output } from './output.js';
 import { inputName } from './input.js';
 import type { ByteRange } from './range.js';
 import { messageOf, runFile, type Outcome } from './run-input.js';
-import { BufferSink, replay } from './sink.js';
+import { BufferSink, replay, type Recorded } from './sink.js';
 import { cleanEnd, exactStart, guessedStart, LOG_START, startAfter, type PartStart } from './sse-cut.js';
 import type { StreamTrail } from '../pipeline/events-stage.js';
 import type { Task, TaskResult, WorkerHeap } from './worker.js';
@@ -42,6 +45,13 @@ export interface PartPool {
   noteHeap(heap: WorkerHeap): void;
   inOrder<T, R>(items: Iterable<T>, start: (item: T) => Promise<R>, ahead: number, write: (item: T, result: Settled<R>) => Promise<boolean>): Promise<void>;
   ahead: number;
+}
+
+/** A part's reading: its output, and how it ended (trail null: it stopped). */
+interface PartRead {
+  recorded: Recorded;
+  outcome: Outcome;
+  trail: StreamTrail | null;
 }
 
 /** A part read in the main thread from `from` (end null: the rest of the log), written to `sink`. */
@@ -86,17 +96,15 @@ export async function runLogInParts(file: string, ranges: readonly ByteRange[], 
       }
       const done = settled.value as Extract<TaskResult, { kind: 'sse-part' }>;
       pool.noteHeap(done.heap);
-      let outcome = done.outcome;
-      let trail = done.trail;
-      let recorded = done.recorded;
-      const guessed = await guess(i);
-      if (i > 0 && (trail === null || !exactStart(guessed, real, trail, auto))) {
-        // read on a wrong guess: again, from the real start
+      let read: PartRead;
+      if (i === 0 || (done.trail !== null && exactStart(await guess(i), real, done.trail, auto))) read = done;
+      else {
+        // read on a wrong guess (or stopped, its guess unchecked): again, from the real start
         stats.reread++;
         const sink = new BufferSink();
-        ({ outcome, trail } = await readHere(file, range, real, opts, sink));
-        recorded = sink.take();
+        read = { ...(await readHere(file, range, real, opts, sink)), recorded: sink.take() };
       }
+      const { outcome, trail, recorded } = read;
       if (!last && !outcome.stop && (trail === null || (!trail.abandoned && !cleanEnd(trail)))) {
         // not a cut between two responses (or state across them): the rest of the log in one piece
         stats.rest = true;

@@ -1,7 +1,8 @@
 /**
  * A --jobs worker thread (run by the piscina pool of jobs.ts): one task is
- * one input file, one doctor input, one batch of record lines or one byte
- * range of a large records file. It runs
+ * one input file, one doctor input, one batch of record lines, one byte
+ * range of a large records file, or one part of a large SSE log (or its
+ * frame count, sse-cut.ts). It runs
  * the code the main thread runs for the same input (run-input.ts,
  * doctor.ts's examineFile), writing into a BufferSink whose bytes are
  * transferred back, not copied. The run's options come once, as the

@@ -125,9 +125,9 @@ t.test('s(b) is the end of an event holding a terminal line, the start of the ne
     };
     let cuts = 0;
     let bad = 0;
-    // every 37th byte: inside lines, at line ends, between a CR and its LF
-    for (let b = 1; b < bytes.length; b += 37) {
-      const cut = await findCut(handle, b, bytes.length, 256 * 1024);
+    // every 53rd byte: inside lines, at line ends, between a CR and its LF
+    for (let b = 1; b < bytes.length; b += 53) {
+      const cut = await findCut(handle, b, bytes.length, 32 * 1024);
       if (cut === null) continue;
       cuts++;
       const end = firstFrom(cut);
@@ -236,5 +236,17 @@ t.test('a wrong guess is read again from the real start: a log whose dialect nee
   for (const args of [['--out', 'final'], []]) {
     const split = await same(t, path, args, 1000);
     t.ok(split !== null && split.parts > 3, 'cut');
+  }
+});
+
+t.test('a terminal line that does not end its response: the cutting ends there, the rest of the log is read whole', async (t) => {
+  // an Anthropic response with a field line naming a Responses terminal event (its payload a ping): not the response's end
+  const text = anthropic.toString('utf8');
+  const third = text.indexOf('event: content_block_delta\n', Math.floor(text.length / 3));
+  const log = text.slice(0, third) + 'event: response.completed\ndata: {"type":"ping"}\n\n' + text.slice(third);
+  const path = file('false-terminal.sse', Buffer.from(log));
+  for (const args of [['--out', 'final'], ['--positions']]) {
+    const split = await same(t, path, args, 1000);
+    t.ok(split !== null && split.rest, `${args.join(' ')}: the rest read in one piece`);
   }
 });

@@ -9,10 +9,13 @@
  *
  *   tsx benchmarks/jobs.ts [--files 200] [--size 200KB] [--jobs 2] [--rounds 3]
  *                          [--scenarios files-final,files-events,records,records-stdin]
+ *                          [--log-size 100MB] (scenarios sse-log-anthropic, sse-log-chat)
  *
  * The captures are generated once (benchmarks/generate.ts: `--files` seeded
  * single-response fixtures of `--size`, the dialects in turn) into
- * benchmarks/.fixtures/jobs/. Each round runs every scenario with --jobs 1,
+ * benchmarks/.fixtures/jobs/; the sse-log scenarios read one generated log
+ * of `--log-size` (many responses in one SSE file, --out final: cut at
+ * response ends, lib/cli/sse-cut.ts). Each round runs every scenario with --jobs 1,
  * --jobs N and the default (in a rotating order), stdout into a file whose
  * SHA-1 must be the same for all. Reported per scenario, medians over the rounds:
  * - MB/s: MiB of input per second of main() (pool start and stop included;
@@ -170,6 +173,13 @@ async function main(argv: string[]): Promise<void> {
     records: { args: ['--records', recordsPath], bytes: recordsBytes },
     'records-stdin': { args: ['--records'], bytes: recordsBytes, stdin: recordsPath },
   };
+  // (c) one large SSE log per dialect asked for, generated only then
+  const logSize = parseSize(arg(argv, '--log-size') ?? '100MB');
+  for (const [name, dialect] of [['sse-log-anthropic', 'anthropic-messages'], ['sse-log-chat', 'openai-chat']] as const) {
+    if (!scenarios.includes(name)) continue;
+    const log = writeFixture({ dialect, shape: 'log', size: logSize, seed: 1 }, dir).path;
+    defs[name] = { args: ['--out', 'final', log], bytes: statSync(log).size };
+  }
   const results: Record<string, Run[]> = {};
   const load0 = loadavg()[0]!;
   for (let round = 0; round < rounds; round++) {

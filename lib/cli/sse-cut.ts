@@ -40,8 +40,11 @@ import { InputError, reason, type Input } from './input.js';
 
 /** A part's size before it is cut at the next response end. */
 export const SSE_RANGE_BYTES = 8 * 1024 * 1024;
-/** A log is cut from this size on: below it, starting the workers costs about what they save. */
-export const MIN_SSE_SPLIT_BYTES = 4 * SSE_RANGE_BYTES;
+/**
+ * A log is cut from this size on: below it, starting the workers and
+ * warming up their hot code costs about what they save on 2 cores.
+ */
+export const MIN_SSE_SPLIT_BYTES = 8 * SSE_RANGE_BYTES;
 /** How far past a range start its terminal event is looked for. */
 export const MAX_CUT_SCAN = 4 * 1024 * 1024;
 /** The sizes in use (tests set small ones to cut small logs). */

@@ -26,7 +26,8 @@
  * - where the CPU time went: the main thread's, each worker's and the other
  *   threads' (lib/cli/thread-cpu.ts), and the speed-up that allows;
  * - memory: the process's peak RSS (`process.resourceUsage().maxRSS`: worker
- *   threads share the process, so there is no RSS per worker), and per worker
+ *   threads share the process, so there is no RSS per worker: the column
+ *   "RSS per worker" is what --jobs N's peak adds to --jobs 1's, over N), and per worker
  *   its largest V8 heap (`v8.getHeapStatistics()` taken in the worker at the
  *   end of each task: total_heap_size, the heap committed; used_heap_size).
  */
@@ -202,8 +203,8 @@ async function main(argv: string[]): Promise<void> {
 
   const lines: string[] = [];
   lines.push(`\n${new Date().toISOString()}, ${files} × ${formatSize(size)}, --jobs 1 vs --jobs ${jobs} vs the default, ${rounds} rounds (medians), 1-min load ${load0.toFixed(1)} → ${load1.toFixed(1)}\n`);
-  lines.push(`| scenario | input MiB | --jobs 1 MB/s | --jobs ${jobs} MB/s | speed-up (per round) | default MB/s | CPU s (1 / ${jobs}) | others' CPU s (1 / ${jobs}) | peak RSS MiB (1 / ${jobs}) | worker heap MiB (committed / used, max per worker) | tasks |`);
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|');
+  lines.push(`| scenario | input MiB | --jobs 1 MB/s | --jobs ${jobs} MB/s | speed-up (per round) | default MB/s | CPU s (1 / ${jobs}) | others' CPU s (1 / ${jobs}) | peak RSS MiB (1 / ${jobs}) | RSS per worker MiB | worker heap MiB (committed / used, max per worker) | tasks |`);
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|');
   for (const name of scenarios) {
     const runs = results[name]!;
     const bytes = defs[name]!.bytes;
@@ -216,7 +217,7 @@ async function main(argv: string[]): Promise<void> {
     const mbps = (rs: Run[]): number => bytes / MiB / (median(rs.map((r) => r.ms)) / 1000);
     const others = (rs: Run[]): string => (rs.some((r) => r.othersCpuMs === null) ? '–' : (median(rs.map((r) => r.othersCpuMs!)) / 1000).toFixed(1));
     lines.push(
-      `| ${name} | ${(bytes / MiB).toFixed(1)} | ${mbps(one).toFixed(1)} | ${mbps(many).toFixed(1)} | **${(median(one.map((r) => r.ms)) / median(many.map((r) => r.ms))).toFixed(2)}×** (${perRound.map((x) => x.toFixed(2)).join(', ')}) | ${mbps(auto).toFixed(1)} | ${(median(one.map((r) => r.cpuMs)) / 1000).toFixed(1)} / ${(median(many.map((r) => r.cpuMs)) / 1000).toFixed(1)} | ${others(one)} / ${others(many)} | ${(median(one.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} / ${(median(many.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} | ${heapText} | ${median(many.map((r) => r.jobs.tasks))} |`,
+      `| ${name} | ${(bytes / MiB).toFixed(1)} | ${mbps(one).toFixed(1)} | ${mbps(many).toFixed(1)} | **${(median(one.map((r) => r.ms)) / median(many.map((r) => r.ms))).toFixed(2)}×** (${perRound.map((x) => x.toFixed(2)).join(', ')}) | ${mbps(auto).toFixed(1)} | ${(median(one.map((r) => r.cpuMs)) / 1000).toFixed(1)} / ${(median(many.map((r) => r.cpuMs)) / 1000).toFixed(1)} | ${others(one)} / ${others(many)} | ${(median(one.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} / ${(median(many.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} | ${((median(many.map((r) => r.maxRssKiB)) - median(one.map((r) => r.maxRssKiB))) / 1024 / jobs).toFixed(0)} | ${heapText} | ${median(many.map((r) => r.jobs.tasks))} |`,
     );
   }
   lines.push(...cpuTable(scenarios, results, jobs));

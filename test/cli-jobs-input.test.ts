@@ -5,7 +5,8 @@
  * file released when the reading stops early or ends.
  */
 import t from 'tap';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -71,4 +72,20 @@ t.test('the file is released when the reading ends or stops early', { skip: proc
   await it.next();
   await it.return?.();
   t.equal(openFds(), before, 'stopped after one chunk');
+});
+
+t.test('a FIFO in a worker is read as the main thread reads it: opening it waits for its writer without blocking the thread', { skip: process.platform === 'win32' && 'no mkfifo' }, async (t) => {
+  const fifo = join(dir, 'fifo.sse');
+  execFileSync('mkfifo', [fifo]);
+  const opening = openInput(fifo, null);
+  // a blocking open would hold the thread until a writer came: this timer would not fire first
+  const first = await Promise.race([opening.then(() => 'opened'), new Promise((resolve) => setTimeout(resolve, 50, 'timer'))]);
+  t.equal(first, 'timer', 'the thread is free while the FIFO waits for its writer');
+  const writer = createWriteStream(fifo);
+  writer.end('data: {"a":1}\n\n');
+  const input = await opening;
+  const out: Buffer[] = [];
+  for await (const chunk of input.stream as AsyncIterable<Buffer>) out.push(chunk);
+  t.equal(Buffer.concat(out).toString(), 'data: {"a":1}\n\n', 'its bytes');
+  t.equal(input.size, 0, "a FIFO's size is 0 as the main thread reports it");
 });

@@ -4,7 +4,7 @@
  * (`no such file or directory`), for a one-line `wirefold: <name>: <reason>`.
  */
 import { systemReason as reason } from '../records/read.js';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 
@@ -39,7 +39,9 @@ export async function openInput(file: string, stdin: Readable | null): Promise<I
     if (stdin === null) throw new Error('standard input is read in the main thread only');
     return { name: 'stdin', stream: stdin, size: null, close: () => {} };
   }
-  if (stdin === null) return openInWorker(file);
+  // a worker reads a regular file with blocking reads; a pipe, FIFO or device may never answer (opening a FIFO waits
+  // for its writer), and a thread blocked in a read could not be terminated: read as in the main thread
+  if (stdin === null && isRegularFile(file)) return openInWorker(file);
   let handle;
   try {
     handle = await open(file, 'r');
@@ -57,6 +59,15 @@ export async function openInput(file: string, stdin: Readable | null): Promise<I
   }
 }
 
+/** Whether `file` is a regular file (stat does not open it: no wait on a FIFO); false when it cannot be stat'ed. */
+function isRegularFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false; // open tells why
+  }
+}
+
 /** The one-line reason of a failed open or read (`EIO` → `i/o error`), worded as records mode words it. */
 export { reason };
 
@@ -68,9 +79,11 @@ const CHUNK = 64 * 1024;
  * worker's own thread. A worker does nothing else meanwhile, and the main
  * thread's way (a read stream: each 64 KiB read a round trip through libuv's
  * thread pool, shared by the workers) took 10 % more of the process's CPU
- * time on 800 files of 1 MB (benchmarks/RESULTS.md, issue 32).
+ * time on 800 files of 1 MB (benchmarks/RESULTS.md, issue 32). `from`,
+ * `to`: only the bytes [from, to) (a part of an SSE log, sse-cut.ts; `to`
+ * null: to the end).
  */
-function openInWorker(file: string): Input {
+export function openInWorker(file: string, from = 0, to: number | null = null): Input {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -87,12 +100,15 @@ function openInWorker(file: string): Input {
     throw err instanceof InputError ? err : new InputError(reason(err));
   }
   let held = true;
+  let pos = from;
   const stream = new Readable({
     highWaterMark: CHUNK,
     read() {
       try {
         const buf = Buffer.allocUnsafeSlow(CHUNK);
-        const n = readSync(fd, buf, 0, CHUNK, null);
+        // (a whole file read on from where it is, as before)
+        const n = readSync(fd, buf, 0, to === null ? CHUNK : Math.min(CHUNK, to - pos), from === 0 && to === null ? null : pos);
+        pos += n;
         this.push(n === 0 ? null : n === CHUNK ? buf : buf.subarray(0, n));
       } catch (err) {
         this.destroy(err as Error);

@@ -25,7 +25,6 @@
  * (lanes, agent sessions, a dialect outside CUT_DIALECTS), ends the cutting:
  * the rest of the log is read in one piece, in the main thread.
  */
-import { createReadStream } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { DialectName } from '../events.js';
 import { detectFraming } from '../framing/detect.js';
@@ -36,15 +35,16 @@ import type { StreamResume, StreamTrail } from '../pipeline/events-stage.js';
 import { targetNames } from '../encode/registry.js';
 import type { CliOptions } from './args.js';
 import { readHead, type ByteRange } from './range.js';
-import { InputError, reason, type Input } from './input.js';
+import { openInWorker, type Input } from './input.js';
 
 /** A part's size before it is cut at the next response end. */
 export const SSE_RANGE_BYTES = 8 * 1024 * 1024;
 /**
  * A log is cut from this size on: below it, starting the workers and
- * warming up their hot code costs about what they save on 2 cores.
+ * compiling their hot code again (V8's compiler threads, once per worker)
+ * costs about what they save on 2 cores (benchmarks/RESULTS.md).
  */
-export const MIN_SSE_SPLIT_BYTES = 8 * SSE_RANGE_BYTES;
+export const MIN_SSE_SPLIT_BYTES = 16 * SSE_RANGE_BYTES;
 /** How far past a range start its terminal event is looked for. */
 export const MAX_CUT_SCAN = 4 * 1024 * 1024;
 /** The sizes in use (tests set small ones to cut small logs). */
@@ -334,16 +334,9 @@ export function cleanEnd(trail: StreamTrail): boolean {
   return !trail.open && !trail.spanning && trail.dialects.every((d) => CUT_DIALECTS.has(d));
 }
 
-/** A part's bytes as an input (its name the file's). */
-export async function openPart(file: string, part: ByteRange): Promise<Input> {
-  let handle: FileHandle;
-  try {
-    handle = await open(file, 'r');
-  } catch (err) {
-    throw new InputError(reason(err));
-  }
-  const stream = createReadStream('', { fd: handle, start: part.start, ...(part.end === null ? {} : { end: part.end - 1 }), highWaterMark: 64 * 1024 });
-  return { name: file, stream, size: null, close: () => stream.destroy() };
+/** A part's bytes as an input (its name the file's), read as a worker reads its files (blocking reads on its own thread). */
+export function openPart(file: string, part: ByteRange): Input {
+  return openInWorker(file, part.start, part.end);
 }
 
 /** The parts of `file` when it is a large regular SSE log with cuts (planSseRanges), else null (an unreadable file too: its reader says why). */

@@ -44,7 +44,7 @@ export const SSE_RANGE_BYTES = 8 * 1024 * 1024;
  * compiling their hot code again (V8's compiler threads, once per worker)
  * costs about what they save on 2 cores (benchmarks/RESULTS.md).
  */
-export const MIN_SSE_SPLIT_BYTES = 16 * SSE_RANGE_BYTES;
+export const MIN_SSE_SPLIT_BYTES = 32 * SSE_RANGE_BYTES;
 /** How far past a range start its terminal event is looked for. */
 export const MAX_CUT_SCAN = 4 * 1024 * 1024;
 /** The sizes in use (tests set small ones to cut small logs). */

@@ -78,6 +78,8 @@ export async function runLogInParts(file: string, ranges: readonly ByteRange[], 
         return before + c.frames;
       }),
     );
+    // (a part not started when the run stops early never reads it: its rejection, the pool destroyed, is no one's)
+    firsts[i]!.catch(() => {});
   }
   const guess = async (i: number): Promise<PartStart> => (i === 0 ? { offset: 0, ...LOG_START } : guessedStart(ranges[i]!.start, await firsts[i]!));
   let code = EXIT_OK;

@@ -252,3 +252,14 @@ t.test('a terminal line that does not end its response: the cutting ends there, 
     t.ok(split !== null && split.rest, `${args.join(' ')}: the rest read in one piece`);
   }
 });
+
+t.test('a given dialect: the right one is cut; a wrong one (no response ever ends) stops the cutting, its mismatch told once', async (t) => {
+  const split = await same(t, logs.anthropic, ['--dialect', 'anthropic-messages', '--out', 'final'], 2000);
+  t.ok(split !== null && split.parts > 10 && split.reread === 0 && !split.rest, 'the right dialect: cut, each part read once');
+  // read as OpenAI Chat, an Anthropic response never ends (no [DONE]): the first part shows it, the rest is read whole
+  const wrong = await same(t, logs.anthropic, ['--dialect', 'openai-chat', '--out', 'final'], 2000);
+  t.ok(wrong !== null && wrong.rest, 'the wrong one: the cutting stops');
+  // the fixture: --jobs 1 reports the mismatch once (the parts after the first must not report it again)
+  const r = await runCli(['--jobs', '1', '--dialect', 'openai-chat', '--out', 'final', logs.anthropic]);
+  t.equal(r.stdout.match(/dialect_mismatch/g)?.length, 1, 'one dialect_mismatch in the whole log');
+});

@@ -41,13 +41,8 @@ export type JsonObject = { [key: string]: Json };
 export type ProviderEvent =
   | {
       kind: 'json';
-      /**
-       * The parsed payload. From `decoder()` it may be parsed from `text` on
-       * first read (an own enumerable accessor, then a plain property).
-       */
+      /** The parsed payload. */
       payload: Json;
-      /** The frame text the payload was parsed from, set by the `decoder()` stage (docs/stages.md). */
-      text?: string;
       /** SSE event name of the frame (informative only: dispatch is on the payload). */
       event: string;
       frame: number;

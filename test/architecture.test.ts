@@ -80,15 +80,10 @@ t.test('no runtime import cycle in lib/', (t) => {
   t.end();
 });
 
-/**
- * Who may import lib/fast/ from outside it: the pipeline modules that pick the
- * fast path or the reference path by the `fastPath` option, the fused stage
- * and the separate decoder()/normalizer() stages (lazy payloads, issue 33).
- * Nothing below the pipeline (framing, dialects, accumulators) does.
- */
-const FAST_IMPORTERS = new Set(['lib/pipeline/events-stage.ts', 'lib/pipeline/stages.ts']);
+/** Who may import lib/fast/ from outside it: the fused pipeline. */
+const FAST_IMPORTERS = new Set(['lib/pipeline/events-stage.ts']);
 
-t.test('lib/fast/ is imported only by the pipeline stages that pick it; nothing it imports imports it back', (t) => {
+t.test('lib/fast/ is imported only by the fused pipeline; nothing it imports imports it back', (t) => {
   const outside: string[] = [];
   for (const [from, edges] of graph) {
     if (from.startsWith('lib/fast/')) continue;

@@ -33,8 +33,9 @@ const [a, b, fixture] = [process.argv[2]!, process.argv[3]!, process.argv[4]!];
 const chunk = process.argv[5] ?? '65536';
 const mode = process.argv[6] ?? 'final';
 if (mode !== 'final' && mode !== 'stages' && mode !== 'cores') throw new Error(`mode: final, stages or cores, not ${mode}`);
-const W = 10;
-const R = 15;
+/** Warm-up and counted runs (env INSTR_WARM, INSTR_RUNS): 40 and 20 leave V8's compiler out of the count where 10 and 15 did not always. */
+const W = Number(process.env['INSTR_WARM'] ?? 10);
+const R = Number(process.env['INSTR_RUNS'] ?? 15);
 
 /** One process: `runs` + W runs of the fused final stage of `dir`/dist over Buffer chunks of the fixture. */
 const FINAL_RUNNER = `

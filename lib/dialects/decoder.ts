@@ -14,12 +14,8 @@ export type DecoderOptions = CaptureOptions;
 export interface FrameDecoder {
   /** The frame's number (its `at.frame` with positions on, else a running count); call once per frame, in order. */
   number(frame: Frame): number;
-  /**
-   * Decodes frame number `n` into provider events. With `own`, the frame's
-   * own `json` event, when capture unwrapping passes it on unchanged, goes
-   * there instead of to `emit` (the separate decoder stage adds its text).
-   */
-  decode(frame: Frame, n: number, emit: Emit<ProviderEvent>, own?: (pe: ProviderEvent & { kind: 'json' }) => void): void;
+  /** Decodes frame number `n` into provider events. */
+  decode(frame: Frame, n: number, emit: Emit<ProviderEvent>): void;
   /** The number a frame at `at` gets (an SSE event taken whole without a Frame object, see `skip`). */
   peek(at: Position | undefined): number;
   /** Counts such a frame, numbered `n` by `peek`. */
@@ -42,16 +38,15 @@ export function createFrameDecoder(options: DecoderOptions = {}, firstFrame = 0)
     skip(n) {
       frameNo = n + 1;
     },
-    decode(frame, n, emit, own) {
+    decode(frame, n, emit) {
       if (frame.invalidUtf8At !== undefined) {
         const bad: ProviderEvent = { kind: 'invalid_utf8', offset: frame.invalidUtf8At, event: frame.event, frame: n };
         if (frame.at !== undefined) bad.at = frame.at;
         emit(bad);
       }
       const ev = decodeFrame(frame, n);
-      if (ev.kind !== 'json') emit(ev);
-      else if (own === undefined) unwrap(ev, emit);
-      else unwrap(ev, (pe) => (pe === ev ? own(ev) : emit(pe)));
+      if (ev.kind === 'json') unwrap(ev, emit);
+      else emit(ev);
     },
   };
 }

@@ -32,12 +32,6 @@ export interface TextNormalizer extends Stage<ProviderEvent, UnifiedEvent> {
    */
   pushText(text: string, n: number, at: Position | undefined, emit: Emit<UnifiedEvent>): boolean;
   /**
-   * The next provider event pushed was parsed from `text` without being
-   * offered to the templates (the separate normalizer() stage, given an
-   * event whose payload was already read): its payload may teach them.
-   */
-  parsedFrom(text: string): void;
-  /**
    * Fused final mode: where template-recognised text deltas go instead of
    * events (null: events), and the sink taking them as wire bytes, if any
    * (SSE chunks are then read for it, see EventTemplateStore.rawText).
@@ -145,9 +139,6 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions, start: No
       if (templates.match(text)) return takeMatch(handler, templates, n, at, emit);
       if (templates.learning) missed = text;
       return false;
-    },
-    parsedFrom(text) {
-      missed = fast !== null && templates.learning && core.openResponse() !== null ? text : null;
     },
     takesEvents() {
       return events.size > 0 && core.openResponse() !== null;

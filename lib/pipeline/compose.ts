@@ -12,8 +12,7 @@
  * does (output 'events', or 'final' when it ends in finalAccumulator()),
  * built from the options those stages were made with: the framing from the
  * framer's kind and its maxFrameBytes, positions and flushIncomplete; the
- * decoder's captures; the normalizer's dialect, onDialect and limits;
- * `fastPath: false` when either of those two was made with it; the
+ * decoder's captures; the normalizer's dialect, onDialect and limits; the
  * final accumulator's limits; the last stage's highWaterMark and the first
  * one's writableHighWaterMark. The stages given are then never used.
  *
@@ -81,7 +80,6 @@ function fusedChain(stages: Stream[]): StageTransform<Chunk, UnifiedEvent> | Sta
       onDialect: n.onDialect,
       maxBlocks: n.maxBlocks,
       maxToolArgumentBytes: n.maxToolArgumentBytes,
-      fastPath: decoder.options.fastPath === false || n.fastPath === false ? false : undefined,
     }),
   };
   const last = (accumulator ?? normalizer).options;

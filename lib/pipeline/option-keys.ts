@@ -11,13 +11,11 @@ import type { FramerOptions } from '../framing/options.js';
 import { optionKeys } from '../options.js';
 import type { CreateStreamOptions } from './stream-options.js';
 import type { TransformOptions } from './transform.js';
-import type { FastPathOption } from './stages.js';
 
 const TRANSFORM = optionKeys<TransformOptions>()(['highWaterMark', 'writableHighWaterMark']);
 const FRAMER = optionKeys<FramerOptions>()(['maxFrameBytes', 'positions']);
 const ANY_FRAMER = optionKeys<AnyFramerOptions>()(['maxFrameBytes', 'positions', 'flushIncomplete']);
 const CAPTURE = optionKeys<CaptureOptions>()(['captures']);
-const FAST_PATH = optionKeys<FastPathOption>()(['fastPath']);
 const NORMALIZER = optionKeys<NormalizerOptions>()(['dialect', 'onDialect', 'maxBlocks', 'maxToolArgumentBytes']);
 const TOOL_ARGS = optionKeys<ToolArgsAccumulatorOptions>()(['maxBlocks', 'maxToolArgumentBytes']);
 const TEXT = optionKeys<TextAccumulatorOptions>()(['maxBlocks', 'maxTextBytes']);
@@ -58,9 +56,6 @@ export const SSE_FRAMER_OPTIONS = [...ANY_FRAMER, ...TRANSFORM];
 export const AUTO_FRAMER_OPTIONS = SSE_FRAMER_OPTIONS;
 export const DECODER_OPTIONS = [...CAPTURE, ...TRANSFORM];
 export const NORMALIZER_OPTIONS = [...NORMALIZER, ...TRANSFORM];
-/** The Node decoder() and normalizer() stages also take `fastPath` (their web streams run the reference cores). */
-export const DECODER_STAGE_OPTIONS = [...DECODER_OPTIONS, ...FAST_PATH];
-export const NORMALIZER_STAGE_OPTIONS = [...NORMALIZER_OPTIONS, ...FAST_PATH];
 export const TOOL_ARGS_ACCUMULATOR_OPTIONS = [...TOOL_ARGS, ...TRANSFORM];
 export const TEXT_ACCUMULATOR_OPTIONS = [...TEXT, ...TRANSFORM];
 export const FINAL_ACCUMULATOR_OPTIONS = [...FINAL, ...TRANSFORM];

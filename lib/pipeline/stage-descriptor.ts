@@ -14,13 +14,12 @@ import type { DecoderOptions } from '../dialects/decoder.js';
 import type { NormalizerOptions } from '../dialects/normalizer.js';
 import type { AnyFramerOptions, FramingOption } from '../framing/detect.js';
 import type { TransformOptions } from './transform.js';
-import type { FastPathOption } from './stages.js';
 
 export type StageDescriptor =
   /** sseFramer() ('sse'), autoFramer() ('auto'), jsonArrayFramer(), jsonValuesFramer(), ndjsonFramer(). */
   | { kind: 'framer'; framing: FramingOption; options: AnyFramerOptions & TransformOptions }
-  | { kind: 'decoder'; options: DecoderOptions & FastPathOption & TransformOptions }
-  | { kind: 'normalizer'; options: NormalizerOptions & FastPathOption & TransformOptions }
+  | { kind: 'decoder'; options: DecoderOptions & TransformOptions }
+  | { kind: 'normalizer'; options: NormalizerOptions & TransformOptions }
   | { kind: 'finalAccumulator'; options: FinalAccumulatorOptions & TransformOptions };
 
 interface StageRecord {

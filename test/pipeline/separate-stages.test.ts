@@ -207,9 +207,7 @@ function providerEventProblem(x: unknown): string | null {
     case 'json':
       if (!('payload' in p)) return 'no payload';
       if (p.direction !== undefined && p.direction !== 'send') return 'bad direction';
-      // decoder() keeps the frame text a payload was parsed (or is parsed on first read) from
-      if (p.text !== undefined && (typeof p.text !== 'string' || !isDeepStrictEqual(JSON.parse(p.text), p.payload))) return 'text is not the payload';
-      own = ['payload', 'text', 'direction'];
+      own = ['payload', 'direction'];
       break;
     case 'done':
       own = [];

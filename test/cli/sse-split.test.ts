@@ -157,6 +157,17 @@ t.test('cutIn: a line only counts from a line start; no cut without the blank li
   t.end();
 });
 
+t.test('findCut: no cut when the next terminal event ends past the window, or nowhere', async (t) => {
+  const body = 'data: {"choices":[{"delta":{"content":"x"}}]}\n\n'.repeat(100);
+  const path = file('late-terminal.sse', Buffer.from(body + 'data: [DONE]\n\n' + body));
+  const handle = await open(path, 'r');
+  const size = (await handle.stat()).size;
+  t.equal(await findCut(handle, 10, size, body.length + 100), body.length + 14, 'within the window: after the [DONE] event');
+  t.equal(await findCut(handle, 10, size, body.length - 100), null, 'past the window: none');
+  t.equal(await findCut(handle, body.length + 20, size, size), null, 'no terminal after b: none');
+  await handle.close();
+});
+
 t.test('countFrames gives the framer\'s frame count of every part', async (t) => {
   const saved = { ...sseCutSizes };
   sseCutSizes.rangeBytes = 3000;

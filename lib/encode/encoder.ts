@@ -64,11 +64,6 @@ export interface EncoderStage extends Stage<UnifiedEvent, string> {
  */
 const NOT_STRINGIFY_ESCAPE = /\\(?:\/|u(?!00(?:0[0-7bef]|1[0-9a-f])))/;
 
-/** NOT_STRINGIFY_ESCAPE.test, the regular expression run only on a body that holds `\/` or `\u` (few do; a scan for them costs a tenth). */
-function notStringifyEscaped(raw: string): boolean {
-  return (raw.indexOf('\\u') !== -1 || raw.indexOf('\\/') !== -1) && NOT_STRINGIFY_ESCAPE.test(raw);
-}
-
 /**
  * `bytes`: the output goes into one buffer, handed on by `flush` (push and end emit nothing), for
  * createStream({ to }), whose Transform writes bytes (see byte-out.ts).
@@ -196,7 +191,7 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
       return true;
     },
     takeRaw(reasoning, index, contentIndex, raw, emit) {
-      if (!tracker.open || response === null || notStringifyEscaped(raw)) return false;
+      if (!tracker.open || response === null || NOT_STRINGIFY_ESCAPE.test(raw)) return false;
       out = emit;
       rawBytes = raw;
       taken = undecoded(response, reasoning);

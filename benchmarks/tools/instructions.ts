@@ -55,11 +55,8 @@ for (let r = 0; r < Number(runs) + Number(warm); r++) {
 }
 `;
 
-/** The same with the separate stages in stream.pipeline (the benchmark's `wirefold-stages`). */
-const STAGES_RUNNER = `
-import { readFileSync } from 'node:fs';
-import { Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+/** What the two stage runners share: the package's index, the fixture's chunks, the framer and dialect for it. */
+const STAGES_PREAMBLE = `
 const [dir, file, runs, size, warm] = process.argv.slice(1);
 const w = await import(dir + '/dist/index.js');
 const dialect = JSON.parse(readFileSync(file + '.stats.json', 'utf8')).dialect;
@@ -68,7 +65,14 @@ const name = array || dialect === 'gemini-sse' ? 'gemini' : dialect;
 const data = readFileSync(file);
 const chunks = [];
 for (let i = 0; i < data.length; i += Number(size)) chunks.push(data.subarray(i, i + Number(size)));
-for (let r = 0; r < Number(runs) + Number(warm); r++) {
+`;
+
+/** The same with the separate stages in stream.pipeline (the benchmark's `wirefold-stages`). */
+const STAGES_RUNNER = `
+import { readFileSync } from 'node:fs';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+${STAGES_PREAMBLE}for (let r = 0; r < Number(runs) + Number(warm); r++) {
   let finals = 0;
   const sink = new Writable({ objectMode: true, write(_f, _e, cb) { finals++; cb(); } });
   await pipeline(Readable.from(chunks), array ? w.jsonArrayFramer() : w.sseFramer(), w.decoder(), w.normalizer({ dialect: name }), w.finalAccumulator(), sink);
@@ -78,15 +82,7 @@ for (let r = 0; r < Number(runs) + Number(warm); r++) {
 /** The same stages' cores chained as function calls. */
 const CORES_RUNNER = `
 import { readFileSync } from 'node:fs';
-const [dir, file, runs, size, warm] = process.argv.slice(1);
-const w = await import(dir + '/dist/index.js');
-const dialect = JSON.parse(readFileSync(file + '.stats.json', 'utf8')).dialect;
-const array = dialect === 'gemini-json-array';
-const name = array || dialect === 'gemini-sse' ? 'gemini' : dialect;
-const data = readFileSync(file);
-const chunks = [];
-for (let i = 0; i < data.length; i += Number(size)) chunks.push(data.subarray(i, i + Number(size)));
-for (let r = 0; r < Number(runs) + Number(warm); r++) {
+${STAGES_PREAMBLE}for (let r = 0; r < Number(runs) + Number(warm); r++) {
   let finals = 0;
   const [f, d, n, a] = [array ? w.jsonArrayFramer() : w.sseFramer(), w.decoder(), w.normalizer({ dialect: name }), w.finalAccumulator()].map((t) => t.stage);
   const toSink = () => { finals++; };

@@ -33,20 +33,43 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 const ABSORB_MAX = 1 << 16;
 /** Most bytes the UTF-16 buffer grows by at a time. */
 const MAX_GROWTH = 64 << 20;
+/** Bytes between two escapes from which writeRaw moves them with copyWithin (a native call), not a loop. */
+const SHORT_RUN = 48;
 /** A character outside Latin-1: the joined text is a two-byte string (on a one-byte string the test fails at once). */
 const TWO_BYTE = /[^\x00-\xff]/;
 
 /**
+ * The largest buffer a block let go of once its text was read (see
+ * release), taken by the next block that grows past SPARE_MIN bytes: one long
+ * response after another then writes into pages it already has, where a
+ * fresh buffer's pages are each faulted in again.
+ */
+let spare: Uint8Array | null = null;
+const SPARE_MIN = 1 << 16;
+/** Most bytes a spare buffer holds on to between responses. */
+const SPARE_MAX = 4 << 20;
+
+/**
  * A buffer of at least `need` bytes holding buf[0, used): buf itself, or one
- * grown fourfold (see TextBlock.write); a first one starts small (short
- * responses in a log: one per text block).
+ * grown fourfold (see TextBlock.write), or the spare when it is large enough;
+ * a first one starts small (short responses in a log: one per text block).
  */
 function room(buf: Uint8Array | null, used: number, need: number): Uint8Array {
   if (buf === null) return alloc(Math.max(1024, 4 * need), true);
   if (need <= buf.length) return buf;
-  const grown = alloc(Math.max(need, Math.min(4 * buf.length, buf.length + MAX_GROWTH)));
+  const size = Math.max(need, Math.min(4 * buf.length, buf.length + MAX_GROWTH));
+  let grown: Uint8Array;
+  if (size >= SPARE_MIN && spare !== null && spare.length >= size) {
+    grown = spare;
+    spare = null;
+  } else grown = alloc(size);
   grown.set(buf.subarray(0, used));
   return grown;
+}
+
+/** A block's buffer whose contents were read out (copied into a string): kept as the spare if it is the largest. */
+function release(buf: Uint8Array): void {
+  if (buf.length >= SPARE_MIN && buf.length <= SPARE_MAX && (spare === null || spare.length < buf.length)) spare = buf;
 }
 
 /** The value of hex digit byte c, or -1. */
@@ -94,7 +117,16 @@ export class TextBlock {
    * scavenge until promoted; a group of LARGE characters is not.
    */
   append(text: string): void {
-    if (this.rawBytes > 0) this.flushRaw();
+    if (this.rawBytes > 0) {
+      // A delta read as a string among wire-byte ones (its frame missed the templates: cut by a chunk's
+      // end, say) joins the bytes as UTF-8: decoding them here would have them encoded again at the next one.
+      if (text.length <= ABSORB_MAX && !LONE_SURROGATE.test(text)) {
+        const raw = (this.raw = room(this.raw, this.rawBytes, this.rawBytes + 3 * text.length));
+        this.rawBytes += writeUtf8(raw, text, this.rawBytes);
+        return;
+      }
+      this.flushRaw();
+    }
     if (this.units !== null) {
       this.write(text);
       return;
@@ -190,10 +222,10 @@ export class TextBlock {
       }
       b = body.indexOf('\\', from);
       const until = b === -1 ? body.length : b;
-      if (until > from) {
+      if (until - from >= SHORT_RUN) {
         raw.copyWithin(w, at + from, at + until);
         w += until - from;
-      }
+      } else for (let k = at + from; k < at + until; k++) raw[w++] = raw[k]!;
       if (b === -1) return w - at;
     }
   }
@@ -229,6 +261,7 @@ export class TextBlock {
   /** The text taken as wire bytes, decoded into a part of its own (the bytes are valid UTF-8). */
   private flushRaw(): void {
     const text = decodeValid(this.raw!.subarray(0, this.rawBytes));
+    release(this.raw!);
     this.raw = null;
     this.rawBytes = 0;
     if (this.units === null && this.parts.length === 0) {
@@ -258,6 +291,7 @@ export class TextBlock {
     if (this.units !== null) {
       // (read out once: the buffer goes, the text stays as the only part)
       const text = nativeUnits!.read(this.units, 0, this.unitBytes);
+      release(this.units);
       this.units = null;
       this.unitBytes = 0;
       this.parts = [text];

@@ -255,6 +255,38 @@ t.test('deltas taken as wire bytes: unescaped in place, decoded once, in order w
   t.equal(block.text(), long.join(''), `${long.length} deltas, ${long.join('').length} characters`);
 });
 
+t.test('wire bytes, a string delta, wire bytes: the string joins the bytes unless UTF-8 cannot carry it', async (t) => {
+  const { TextBlock } = await import('../../lib/accumulate/text.js');
+  for (const middle of ['plain', ' caf\u00e9 \u6771 \ud83d\ude42', 'a lone \ud83d', 'x'.repeat(70_000)]) {
+    const block = new TextBlock('text', 0, 0, -1);
+    const before = ' before \u00e9 "q"\n';
+    const after = ' after \u20ac';
+    block.commitRaw(block.writeRaw(wire(JSON.stringify(before).slice(1, -1))));
+    block.append(middle);
+    block.commitRaw(block.writeRaw(wire(JSON.stringify(after).slice(1, -1))));
+    const expected = before + middle + after;
+    t.equal(block.utf8Bytes(), Buffer.byteLength(expected, 'utf8'), `${JSON.stringify(middle.slice(0, 12))}: UTF-8 bytes`);
+    t.equal(block.text(), expected, `${JSON.stringify(middle.slice(0, 12))}: in order`);
+  }
+});
+
+t.test('long texts one after another (a buffer let go of is reused): each text intact', async (t) => {
+  const { TextBlock } = await import('../../lib/accumulate/text.js');
+  const texts: string[] = [];
+  const read: string[] = [];
+  // sizes that grow, shrink and grow past the spare, in wire bytes and in UTF-16 code units
+  for (const [n, k] of [[3000, 'a'], [9000, 'b'], [2000, 'c'], [30000, 'd'], [500, 'e'], [9000, 'f']] as const) {
+    const deltas = Array.from({ length: n }, (_, i) => `${k}${i} caf\u00e9 \u043f\u043e\u0442\u043e\u043a "q"\n`);
+    const raw = new TextBlock('text', 0, 0, -1);
+    for (const d of deltas) raw.commitRaw(raw.writeRaw(wire(JSON.stringify(d).slice(1, -1))));
+    const units = new TextBlock('text', 0, 0, -1);
+    for (const d of deltas) units.append(d + '\u6771'.repeat(64));
+    texts.push(deltas.join(''), deltas.map((d) => d + '\u6771'.repeat(64)).join(''));
+    read.push(raw.text(), units.text());
+  }
+  for (let i = 0; i < texts.length; i++) t.equal(read[i], texts[i], `text ${i} (${texts[i]!.length} characters) read correctly and unchanged since`);
+});
+
 t.test('deltas taken as wire bytes: maxTextBytes trips at the same delta as for strings', async (t) => {
   const { TextStore } = await import('../../lib/accumulate/text.js');
   const { BlockCounter } = await import('../../lib/accumulate/limits.js');

@@ -136,10 +136,15 @@ function formatter(opts: CliOptions): (item: Item) => string | null {
 }
 
 function progressFor(input: Input, opts: CliOptions, io: CliIO | null): Progress | null {
-  if (io === null || input.size === null || opts.quiet || opts.progress === false) return null;
+  return progressBar(input.name, input.size, opts, io);
+}
+
+/** The progress bar of `size` bytes of `name`: on a terminal (or --progress) past a few MB, never with --quiet; else null. */
+export function progressBar(name: string, size: number | null, opts: CliOptions, io: CliIO | null): Progress | null {
+  if (io === null || size === null || opts.quiet || opts.progress === false) return null;
   if (opts.progress !== true && io.stderrIsTTY !== true) return null;
-  if (opts.progress !== true && input.size < PROGRESS_MIN_BYTES) return null;
-  return createProgress(io.stderr, basename(input.name), input.size);
+  if (opts.progress !== true && size < PROGRESS_MIN_BYTES) return null;
+  return createProgress(io.stderr, basename(name), size);
 }
 
 /**

@@ -18,7 +18,8 @@ import type { CliIO } from './io.js';
 import type { Output } from './output.js';
 import { inputName } from './input.js';
 import type { ByteRange } from './range.js';
-import { messageOf, runFile, type Outcome } from './run-input.js';
+import { stat } from 'node:fs/promises';
+import { messageOf, progressBar, runFile, type Outcome } from './run-input.js';
 import { BufferSink, replay, type Recorded } from './sink.js';
 import { cleanEnd, exactStart, guessedStart, LOG_START, startAfter, type PartStart } from './sse-cut.js';
 import type { StreamTrail } from '../pipeline/events-stage.js';
@@ -63,8 +64,11 @@ async function readHere(file: string, range: ByteRange, from: PartStart, opts: C
 
 /** Reads `file`, cut into `ranges` (the first at 0), on the pool; returns the exit status. */
 export async function runLogInParts(file: string, ranges: readonly ByteRange[], opts: CliOptions, io: CliIO, output: Output, pool: PartPool): Promise<number> {
-  void io;
   stats = { parts: ranges.length, reread: 0, rest: false };
+  // the bar moves a part at a time, as the parts are written
+  const size = (await stat(file)).size;
+  const progress = progressBar(file, size, opts, io);
+  const clear = (): void => progress?.clear();
   const auto = opts.dialect === 'auto';
   // each part's first frame: the frames of those before it, counted by the workers first
   const counts = ranges.slice(0, -1).map((r) => pool.run({ kind: 'sse-count', file, start: r.start, end: r.end }));
@@ -85,41 +89,48 @@ export async function runLogInParts(file: string, ranges: readonly ByteRange[], 
   let code = EXIT_OK;
   /** The real start of the next part to write. */
   let real: PartStart = { offset: 0, ...LOG_START };
-  await pool.inOrder(
-    ranges.map((range, i) => ({ range, i })),
-    async ({ range, i }) => pool.run({ kind: 'sse-part', file, index: 0, ...range, from: await guess(i) }),
-    pool.ahead,
-    async ({ range, i }, settled) => {
-      const last = i === ranges.length - 1;
-      if (!settled.ok) {
-        await output.diagnostic(`${inputName(file)}: internal error: ${messageOf(settled.error)}`);
-        code = EXIT_INTERNAL;
-        return false;
-      }
-      const done = settled.value as Extract<TaskResult, { kind: 'sse-part' }>;
-      pool.noteHeap(done.heap);
-      let read: PartRead;
-      if (i === 0 || (done.trail !== null && exactStart(await guess(i), real, done.trail, auto))) read = done;
-      else {
-        // read on a wrong guess (or stopped, its guess unchecked): again, from the real start
-        stats.reread++;
-        const sink = new BufferSink();
-        read = { ...(await readHere(file, range, real, opts, sink)), recorded: sink.take() };
-      }
-      const { outcome, trail, recorded } = read;
-      if (!last && !outcome.stop && (trail === null || (!trail.abandoned && !cleanEnd(trail)))) {
-        // not a cut between two responses (or state across them): the rest of the log in one piece
-        stats.rest = true;
-        const rest = await readHere(file, { start: range.start, end: null }, real, opts, output);
-        code = worse(code, rest.outcome.code);
-        return false;
-      }
-      if (!(await replay(recorded, output))) return false; // stdout gone
-      code = worse(code, outcome.code);
-      if (outcome.stop || trail === null || trail.abandoned || last) return false; // after a fatal error the log is not read further
-      real = startAfter(trail, ranges[i + 1]!.start);
-      return true;
-    },
-  );
+  try {
+    await pool.inOrder(
+      ranges.map((range, i) => ({ range, i })),
+      async ({ range, i }) => pool.run({ kind: 'sse-part', file, index: 0, ...range, from: await guess(i) }),
+      pool.ahead,
+      async ({ range, i }, settled) => {
+        const last = i === ranges.length - 1;
+        if (!settled.ok) {
+          clear();
+          await output.diagnostic(`${inputName(file)}: internal error: ${messageOf(settled.error)}`);
+          code = EXIT_INTERNAL;
+          return false;
+        }
+        const done = settled.value as Extract<TaskResult, { kind: 'sse-part' }>;
+        pool.noteHeap(done.heap);
+        let read: PartRead;
+        if (i === 0 || (done.trail !== null && exactStart(await guess(i), real, done.trail, auto))) read = done;
+        else {
+          // read on a wrong guess (or stopped, its guess unchecked): again, from the real start
+          stats.reread++;
+          const sink = new BufferSink();
+          read = { ...(await readHere(file, range, real, opts, sink)), recorded: sink.take() };
+        }
+        const { outcome, trail, recorded } = read;
+        if (!last && !outcome.stop && (trail === null || (!trail.abandoned && !cleanEnd(trail)))) {
+          // not a cut between two responses (or state across them): the rest of the log in one piece
+          stats.rest = true;
+          clear();
+          const rest = await readHere(file, { start: range.start, end: null }, real, opts, output);
+          code = worse(code, rest.outcome.code);
+          return false;
+        }
+        if (!(await replay(recorded, output, clear))) return false; // stdout gone
+        progress?.add((range.end ?? size) - range.start);
+        code = worse(code, outcome.code);
+        if (outcome.stop || trail === null || trail.abandoned || last) return false; // after a fatal error the log is not read further
+        real = startAfter(trail, ranges[i + 1]!.start);
+        return true;
+      },
+    );
+  } finally {
+    progress?.done();
+  }
   return code;
 }

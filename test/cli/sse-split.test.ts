@@ -274,3 +274,26 @@ t.test('a given dialect: the right one is cut; a wrong one (no response ever end
   const r = await runCli(['--jobs', '1', '--dialect', 'openai-chat', '--out', 'final', logs.anthropic]);
   t.equal(r.stdout.match(/dialect_mismatch/g)?.length, 1, 'one dialect_mismatch in the whole log');
 });
+
+t.test('--progress on a log cut into parts: a bar that moves as the parts are written, erased at the end; diagnostics at column 0', async (t) => {
+  const saved = { ...sseCutSizes };
+  sseCutSizes.rangeBytes = 2000;
+  sseCutSizes.minBytes = 0;
+  try {
+    for (const name of ['anthropic', 'errors'] as const) {
+      // (--out text tells the errors on stderr)
+      const one = await runCli(['--jobs', '1', '--out', 'text', logs[name]]);
+      const two = await runCli(['--jobs', '2', '--progress', '--out', 'text', logs[name]]);
+      if (name === 'errors') t.match(one.stderr, /invalid_json/, 'the errors log has diagnostics');
+      t.ok(two.stdout === one.stdout, `${name}: the same stdout`);
+      t.equal(two.code, one.code, `${name}: the same exit status`);
+      t.match(two.stderr, new RegExp(`\\r${name}\\.sse \\[[#.]+\\] +\\d+% `), `${name}: the bar is drawn`);
+      t.ok(two.stderr.endsWith('\r\x1b[K'), `${name}: and erased at the end`);
+      // without the bar's drawings, stderr is --jobs 1's: each diagnostic on a line of its own
+      t.equal(two.stderr.replace(/\r[^\r\n]*\x1b\[K/g, ''), one.stderr, `${name}: the diagnostics as --jobs 1 writes them`);
+      t.notMatch(two.stderr, /(?<!^|\n|\r\x1b\[K)wirefold: /, `${name}: each at a line start or after the bar is erased`);
+    }
+  } finally {
+    Object.assign(sseCutSizes, saved);
+  }
+});

@@ -179,6 +179,16 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
     return contentIndex === -1 ? { type: 'text_delta', index, text } : { type: 'text_delta', index, contentIndex, text };
   }
 
+  /**
+   * A delta taken inside the open unlaned response: what lanes.push and encode do with its event (it
+   * passes the lanes at once, the tracker stays inside, nothing to report), the response taking it
+   * without the event when it can.
+   */
+  function take(r: TargetResponse, reasoning: boolean, index: number, contentIndex: number, text: string): void {
+    if (r.delta !== undefined) r.delta(reasoning, index, contentIndex, text);
+    else r.push(delta(reasoning, index, contentIndex, text));
+  }
+
   return {
     push(ev, emit) {
       out = emit;
@@ -187,7 +197,7 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
     takeText(reasoning, index, contentIndex, text, emit) {
       if (!tracker.open || response === null) return false;
       out = emit;
-      lanes.push(delta(reasoning, index, contentIndex, text), encode);
+      take(response, reasoning, index, contentIndex, text);
       return true;
     },
     takeRaw(reasoning, index, contentIndex, raw, emit) {
@@ -205,7 +215,7 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
       }
       const text = rawText;
       try {
-        lanes.push(delta(reasoning, index, contentIndex, text), encode);
+        take(response, reasoning, index, contentIndex, text);
       } finally {
         rawText = null;
         taken = false;

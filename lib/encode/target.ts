@@ -53,6 +53,12 @@ export interface TargetResponse {
    * JSON characters).
    */
   readonly rawDeltas?: 'text' | 'all' | undefined;
+  /**
+   * Optional: a text or reasoning delta of choice 0, not a refusal (`contentIndex` -1: none), exactly as
+   * push would take its event, without the event (the deltas the templates hand the encoder are most
+   * of its calls).
+   */
+  delta?(reasoning: boolean, index: number, contentIndex: number, text: string): void;
 }
 
 export interface TargetDefinitionOf<N extends string> {

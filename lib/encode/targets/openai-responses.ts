@@ -68,9 +68,10 @@
 import { assertNever, type CitationEvent, type Json, type JsonObject, type StopReason, type UnifiedEvent, type UsageEvent } from '../../events.js';
 import { loseNotice, loseOtherChoices } from '../notices.js';
 import type { KeptText } from '../byte-out.js';
-import { defineTarget, jsonString, piece, sseEvent, type Piece, type TargetContext, type TargetResponse } from '../target.js';
+import { defineTarget, jsonChars, jsonString, piece, sseEvent, type Piece, type TargetContext, type TargetResponse } from '../target.js';
 
 const FAMILY = ['openai-responses', 'xai-responses'] as const;
+const SURROGATE = /[\ud800-\udfff]/;
 
 interface Part {
   kind: 'text' | 'refusal';
@@ -129,6 +130,13 @@ interface CallItem {
   name: string;
   /** Arguments (function_call) or input (custom_tool_call) text written so far, or authoritative at done. */
   text: string;
+  /**
+   * The JSON characters of the text's deltas as written (null once they are not the text's: an
+   * authoritative text that differs, or a delta holding a surrogate, which a delta escapes alone when
+   * it is lone there but the whole text may hold as a pair): the done event's JSON without escaping
+   * the whole text again.
+   */
+  chars: string | null;
   /** The text's JSON once the item is done (written again in the item and the terminal response). */
   textJson: string | null;
 }
@@ -338,7 +346,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
     } else if (item.kind === 'reasoning') {
       item.summary.forEach((s, i) => closeSummary(item, s, i));
     } else {
-      const json = (item.textJson = jsonString(item.text));
+      const json = (item.textJson = item.chars === null ? jsonString(item.text) : `"${item.chars}"`);
       if (item.kind === 'function_call') emitText('response.function_call_arguments.done', `${item.where},"name":${JSON.stringify(item.name)},"arguments":${json}`);
       else emitText('response.custom_tool_call_input.done', `${item.where},"input":${json}`);
     }
@@ -474,7 +482,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
     const prefix = kind === 'function_call' ? 'fc' : 'ctc';
     const itemId = `${prefix}_${id}_${nextIndex()}`;
     const where = whereOf(itemId, nextIndex());
-    const item: CallItem = { kind, id: itemId, where, outputIndex: nextIndex(), open: true, status: 'in_progress', callId, name: p.name, text: '', textJson: null };
+    const item: CallItem = { kind, id: itemId, where, outputIndex: nextIndex(), open: true, status: 'in_progress', callId, name: p.name, text: '', chars: '', textJson: null };
     calls.set(callId, item);
     clientCalls++;
     addItem(item);
@@ -484,8 +492,10 @@ function createResponse(ctx: TargetContext): TargetResponse {
 
   function argsDelta(item: CallItem, delta: string): void {
     item.text += delta;
+    const chars = jsonChars(delta);
+    if (item.chars !== null) item.chars = SURROGATE.test(delta) ? null : item.chars + chars;
     const type = item.kind === 'function_call' ? 'response.function_call_arguments.delta' : 'response.custom_tool_call_input.delta';
-    emitText(type, `${item.where},"delta":${jsonString(delta)}`);
+    emitText(type, `${item.where},"delta":"${chars}"`);
   }
 
   function callDone(callId: string, name: string, args: string): void {
@@ -497,7 +507,8 @@ function createResponse(ctx: TargetContext): TargetResponse {
       if (!args.startsWith(p.text)) p.text = '';
       item = openCall(callId, p, args);
     }
-    if (args.startsWith(item.text) && args.length > item.text.length) argsDelta(item, args.slice(item.text.length));
+    if (!args.startsWith(item.text)) item.chars = null;
+    else if (args.length > item.text.length) argsDelta(item, args.slice(item.text.length));
     if (item.name === '') item.name = name;
     // the done event and the item hold the authoritative text
     item.text = args;
@@ -712,6 +723,11 @@ function createResponse(ctx: TargetContext): TargetResponse {
 
   return {
     push,
+    delta(isReasoning, index, contentIndex, delta) {
+      if (ended) ctx.lose('raw', `${isReasoning ? 'reasoning_delta' : 'text_delta'} after the terminal event`);
+      else if (isReasoning) reasoning(index, contentIndex === -1 ? undefined : contentIndex, delta);
+      else text(index, contentIndex === -1 ? undefined : contentIndex, delta, false);
+    },
     // (a part's text is read only for citation offsets, decoded from its kept JSON then)
     rawDeltas: 'all',
     abort() {

@@ -14,6 +14,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { corpusFiles } from '../helpers/corpus.js';
 import { runCli } from '../helpers/cli.js';
 import { countFrames, cutIn, findCut, planSseRanges, sseCutSizes } from '../../lib/cli/sse-cut.js';
@@ -296,4 +298,31 @@ t.test('--progress on a log cut into parts: a bar that moves as the parts are wr
   } finally {
     Object.assign(sseCutSizes, saved);
   }
+});
+
+t.test('a worker lost on a part (out of memory) ends the run there: the parts before it written, the log named once, exit 70', async (t) => {
+  // one response whose text (32 MB) does not fit a 16 MiB worker heap, between two logs of real captures
+  const delta = JSON.stringify('x'.repeat(65536));
+  const huge = [
+    'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"claude","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}\n\n',
+    'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+    ...Array.from({ length: 500 }, () => `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${delta}}}\n\n`),
+    'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+  ].join('');
+  const before = file('before-huge.sse', repeat(anthropic, 2));
+  const log = file('with-huge.sse', Buffer.concat([repeat(anthropic, 2), Buffer.from(huge), anthropic]));
+  const one = await runCli(['--jobs', '1', '--out', 'final', before]);
+  // (in a process of its own: a worker out of memory would end this one)
+  const helper = fileURLToPath(new URL('../helpers/split-cli.ts', import.meta.url));
+  const two = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', helper, '2000', '--jobs', '2', '--out', 'final', log],
+      { env: { ...process.env, WIREFOLD_WORKER_HEAP_MB: '16' }, maxBuffer: 256 * 1024 * 1024 },
+      (err, stdout, stderr) => resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr }),
+    );
+  });
+  t.equal(two.code, 70, 'exit 70');
+  t.match(two.stderr, new RegExp(`^wirefold: ${log.replace(/[.]/g, '\\.')}: internal error: .*memory.*\\n$`), 'the log named, once');
+  t.ok(two.stdout === one.stdout, `the parts before it written, in order (${one.stdout.length} chars), nothing after`);
 });

@@ -22,7 +22,7 @@ import { EVENT_CUT_CLEAN } from './event-template.js';
 const MAX_HELD = 4096;
 
 /** Chunks up to this size are joined whole to the held bytes before them. */
-const JOIN_WHOLE = 64 * 1024;
+const JOIN_WHOLE = 32 * 1024;
 
 /** The scratch buffer's first size (a few small chunks and held bytes). */
 const MIN_SCRATCH = 8 * 1024;

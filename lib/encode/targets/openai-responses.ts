@@ -250,86 +250,96 @@ function annotationOf(ev: CitationEvent, sameFamily: boolean): JsonObject | unde
   return out;
 }
 
-function createResponse(ctx: TargetContext): TargetResponse {
-  let id = 'resp_wirefold';
-  let model = 'unknown';
-  let sameFamily = false;
-  const created = Math.floor(Date.now() / 1000);
-  let seq = 0;
-  let started = false;
-  let ended = false;
-  let usage: UsageEvent | null = null;
+/**
+ * One response being written. A class, not a closure per step: a log of short responses makes one
+ * a response, and a closure each of its ~30 steps per response costs an allocation each (and, where
+ * the code runs through a transform that keeps function names, as tsx does, a defineProperty each).
+ */
+class ResponsesResponse implements TargetResponse {
+  private id = 'resp_wirefold';
+  private model = 'unknown';
+  private sameFamily = false;
+  private readonly created = Math.floor(Date.now() / 1000);
+  private seq = 0;
+  private started = false;
+  private ended = false;
+  private usage: UsageEvent | null = null;
   /** The terminal error written (an `error` event), for response.failed. */
-  let failure: { code: string; message: string } | null = null;
-  const output: Item[] = [];
+  private failure: { code: string; message: string } | null = null;
+  private readonly output: Item[] = [];
   /** The open message or reasoning item (at most one). */
-  let flowing: MessageItem | ReasoningItem | null = null;
+  private flowing: MessageItem | ReasoningItem | null = null;
   /** Client call items by call id (open or done), and calls not yet added. */
-  const calls = new Map<string, CallItem>();
-  const pending = new Map<string, PendingCall>();
+  private readonly calls = new Map<string, CallItem>();
+  private readonly pending = new Map<string, PendingCall>();
   /** Unified text block index → the latest content part holding its text. */
-  const partsByBlock = new Map<number, { item: MessageItem; part: Part }>();
+  private readonly partsByBlock = new Map<number, { item: MessageItem; part: Part }>();
   /** Citations of a text block whose text has not come yet (Anthropic cites a block at its start). */
-  const early = new Map<number, CitationEvent[]>();
-  let clientCalls = 0;
+  private readonly early = new Map<number, CitationEvent[]>();
+  private clientCalls = 0;
   /** Hosted calls are carried as their own items: the source is the Responses family (its raw output_item.done events). */
-  let carryHosted = false;
-  const hosted = new Map<string, PendingHosted>();
+  private carryHosted = false;
+  private readonly hosted = new Map<string, PendingHosted>();
   /** Hosted calls written: a result in an item of its own (shell_call_output…) follows theirs. */
-  const carried = new Set<string>();
+  private readonly carried = new Set<string>();
 
-  function emit(type: string, fields: JsonObject): void {
-    ctx.write(sseEvent(type, { type, sequence_number: seq++, ...fields }));
+  /** (a part's text is read only for citation offsets, decoded from its kept JSON then) */
+  readonly rawDeltas = 'all';
+
+  constructor(private readonly ctx: TargetContext) {}
+
+  private emit(type: string, fields: JsonObject): void {
+    this.ctx.write(sseEvent(type, { type, sequence_number: this.seq++, ...fields }));
   }
 
   /** emit() with the fields after sequence_number given as JSON text (`,"key":…`): the same bytes. */
-  function emitText(type: string, fields: string): void {
-    ctx.writeAfter(headOf(type), seq++, `${fields}}\n\n`);
+  private emitText(type: string, fields: string): void {
+    this.ctx.writeAfter(headOf(type), this.seq++, `${fields}}\n\n`);
   }
 
   /** The response object's JSON text (`error`, `incomplete_details` and `usage` as JSON text; usage null: no key). */
-  function responseText(status: string, error: string, incomplete: string, items: string, usageJson: string | null): string {
+  private responseText(status: string, error: string, incomplete: string, items: string, usageJson: string | null): string {
     const tail = usageJson === null ? '' : `,"usage":${usageJson}`;
-    return `{"id":${JSON.stringify(id)},"object":"response","created_at":${created},"status":"${status}","error":${error},"incomplete_details":${incomplete},"model":${JSON.stringify(model)},"output":[${items}]${tail}}`;
+    return `{"id":${JSON.stringify(this.id)},"object":"response","created_at":${this.created},"status":"${status}","error":${error},"incomplete_details":${incomplete},"model":${JSON.stringify(this.model)},"output":[${items}]${tail}}`;
   }
 
-  function begin(): void {
-    if (started) return;
-    started = true;
-    const response = `,"response":${responseText('in_progress', 'null', 'null', '', 'null')}`;
-    emitText('response.created', response);
-    emitText('response.in_progress', response);
+  private begin(): void {
+    if (this.started) return;
+    this.started = true;
+    const response = `,"response":${this.responseText('in_progress', 'null', 'null', '', 'null')}`;
+    this.emitText('response.created', response);
+    this.emitText('response.in_progress', response);
   }
 
-  function addItem(item: Item): void {
-    begin();
-    output.push(item);
-    emitText('response.output_item.added', `,"output_index":${item.outputIndex},"item":${itemText(item)}`);
+  private addItem(item: Item): void {
+    this.begin();
+    this.output.push(item);
+    this.emitText('response.output_item.added', `,"output_index":${item.outputIndex},"item":${itemText(item)}`);
   }
 
-  function nextIndex(): number {
-    return output.length;
+  private nextIndex(): number {
+    return this.output.length;
   }
 
   // --- message items -------------------------------------------------------
 
-  function closePart(item: MessageItem, part: Part): void {
+  private closePart(item: MessageItem, part: Part): void {
     if (!part.open) return;
     part.open = false;
     const where = `${item.where},"content_index":${item.parts.indexOf(part)}`;
-    if (part.kind === 'refusal') emitText('response.refusal.done', `${where},"refusal":"${part.json.ref()}"`);
+    if (part.kind === 'refusal') this.emitText('response.refusal.done', `${where},"refusal":"${part.json.ref()}"`);
     else {
-      for (const h of part.held) annotate(item, part, { ...h, start_index: 0, end_index: part.json.text().length });
+      for (const h of part.held) this.annotate(item, part, { ...h, start_index: 0, end_index: part.json.text().length });
       part.held.length = 0;
-      emitText('response.output_text.done', `${where},"text":"${part.json.ref()}","logprobs":[]`);
+      this.emitText('response.output_text.done', `${where},"text":"${part.json.ref()}","logprobs":[]`);
     }
-    emitText('response.content_part.done', `${where},"part":${partText(part)}`);
+    this.emitText('response.content_part.done', `${where},"part":${partText(part)}`);
   }
 
-  function annotate(item: MessageItem, part: Part, annotation: JsonObject): void {
+  private annotate(item: MessageItem, part: Part, annotation: JsonObject): void {
     const annotationIndex = part.annotations.length;
     part.annotations.push(annotation);
-    emit('response.output_text.annotation.added', {
+    this.emit('response.output_text.annotation.added', {
       item_id: item.id,
       output_index: item.outputIndex,
       content_index: item.parts.indexOf(part),
@@ -338,181 +348,181 @@ function createResponse(ctx: TargetContext): TargetResponse {
     });
   }
 
-  function closeItem(item: Item, status: ItemStatus): void {
+  private closeItem(item: Item, status: ItemStatus): void {
     if (!item.open) return;
-    if (item.kind === 'message') for (const p of item.parts) closePart(item, p);
+    if (item.kind === 'message') for (const p of item.parts) this.closePart(item, p);
     else if (item.kind === 'hosted') {
       // written whole: added and done at once
     } else if (item.kind === 'reasoning') {
-      item.summary.forEach((s, i) => closeSummary(item, s, i));
+      item.summary.forEach((s, i) => this.closeSummary(item, s, i));
     } else {
       const json = (item.textJson = item.chars === null ? jsonString(item.text) : `"${item.chars}"`);
-      if (item.kind === 'function_call') emitText('response.function_call_arguments.done', `${item.where},"name":${JSON.stringify(item.name)},"arguments":${json}`);
-      else emitText('response.custom_tool_call_input.done', `${item.where},"input":${json}`);
+      if (item.kind === 'function_call') this.emitText('response.function_call_arguments.done', `${item.where},"name":${JSON.stringify(item.name)},"arguments":${json}`);
+      else this.emitText('response.custom_tool_call_input.done', `${item.where},"input":${json}`);
     }
     item.open = false;
     if (item.kind !== 'hosted') item.status = status;
-    emitText('response.output_item.done', `,"output_index":${item.outputIndex},"item":${itemText(item)}`);
+    this.emitText('response.output_item.done', `,"output_index":${item.outputIndex},"item":${itemText(item)}`);
   }
 
-  function closeFlowing(status: ItemStatus = 'completed'): void {
-    if (flowing !== null) closeItem(flowing, status);
-    flowing = null;
+  private closeFlowing(status: ItemStatus = 'completed'): void {
+    if (this.flowing !== null) this.closeItem(this.flowing, status);
+    this.flowing = null;
   }
 
-  function text(block: number, contentIndex: number | undefined, delta: string, refusal: boolean): void {
+  private text(block: number, contentIndex: number | undefined, delta: string, refusal: boolean): void {
     const kind = refusal ? 'refusal' : 'text';
     const content = contentIndex ?? 0;
-    let item = flowing?.kind === 'message' ? flowing : null;
+    let item = this.flowing?.kind === 'message' ? this.flowing : null;
     if (item === null) {
-      closeFlowing();
-      const itemId = `msg_${id}_${nextIndex()}`;
-      item = { kind: 'message', id: itemId, where: whereOf(itemId, nextIndex()), outputIndex: nextIndex(), open: true, status: 'in_progress', parts: [] };
-      addItem(item);
-      flowing = item;
+      this.closeFlowing();
+      const itemId = `msg_${this.id}_${this.nextIndex()}`;
+      item = { kind: 'message', id: itemId, where: whereOf(itemId, this.nextIndex()), outputIndex: this.nextIndex(), open: true, status: 'in_progress', parts: [] };
+      this.addItem(item);
+      this.flowing = item;
     }
     let part = item.parts[item.parts.length - 1];
     if (part === undefined || !part.open || part.block !== block || part.content !== content || part.kind !== kind) {
-      if (part !== undefined) closePart(item, part);
-      part = { kind, block, content, json: ctx.keep(), annotations: [], held: [], open: true };
+      if (part !== undefined) this.closePart(item, part);
+      part = { kind, block, content, json: this.ctx.keep(), annotations: [], held: [], open: true };
       item.parts.push(part);
-      emitText('response.content_part.added', `${item.where},"content_index":${item.parts.length - 1},"part":${EMPTY_PART[kind]}`);
+      this.emitText('response.content_part.added', `${item.where},"content_index":${item.parts.length - 1},"part":${EMPTY_PART[kind]}`);
       if (kind === 'text') {
-        partsByBlock.set(block, { item, part });
-        for (const c of early.get(block) ?? []) cite(c);
-        early.delete(block);
+        this.partsByBlock.set(block, { item, part });
+        for (const c of this.early.get(block) ?? []) this.cite(c);
+        this.early.delete(block);
       }
     }
     const json = part.json.add(delta);
     if (refusal) {
-      emit('response.refusal.delta', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1, delta });
+      this.emit('response.refusal.delta', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts.length - 1, delta });
       return;
     }
     // the bulk of every stream, written around the delta's JSON alone: the same bytes as emit()
     part.deltaHead ??= piece(`${item.where},"content_index":${item.parts.length - 1},"delta":"`);
-    ctx.writeDelta(TEXT_DELTA, seq++, part.deltaHead, delta, TEXT_DELTA_END, json);
+    this.ctx.writeDelta(TEXT_DELTA, this.seq++, part.deltaHead, delta, TEXT_DELTA_END, json);
   }
 
-  function cite(ev: CitationEvent): void {
-    const at = partsByBlock.get(ev.index);
-    const annotation = annotationOf(ev, sameFamily);
+  private cite(ev: CitationEvent): void {
+    const at = this.partsByBlock.get(ev.index);
+    const annotation = annotationOf(ev, this.sameFamily);
     const what = ev.url ?? ev.source ?? ev.title ?? 'a citation';
     if (annotation === undefined) {
-      ctx.lose('citation', `${what} (no URL: a url_citation needs one)`);
+      this.ctx.lose('citation', `${what} (no URL: a url_citation needs one)`);
       return;
     }
     if (at === undefined) {
       // held until the block's text comes (lost if it never does)
-      const list = early.get(ev.index) ?? [];
+      const list = this.early.get(ev.index) ?? [];
       list.push(ev);
-      early.set(ev.index, list);
+      this.early.set(ev.index, list);
       return;
     }
     const ranged = typeof annotation['start_index'] === 'number' || annotation['type'] !== 'url_citation';
     if (!ranged && at.part.open && at.part.json.empty()) {
       // cited before its text (Anthropic): the block's text is the cited range, known when the part is done
       at.part.held.push(annotation);
-    } else if (at.part.open) annotate(at.item, at.part, annotation);
+    } else if (at.part.open) this.annotate(at.item, at.part, annotation);
     // the part is done: the annotation is in the terminal response's output (the reader cites it from there)
     else at.part.annotations.push(annotation);
   }
 
   // --- reasoning items ------------------------------------------------------
 
-  function reasoningItem(block: number): ReasoningItem {
-    if (flowing?.kind === 'reasoning' && flowing.block === block) return flowing;
-    closeFlowing();
-    const itemId = `rs_${id}_${nextIndex()}`;
+  private reasoningItem(block: number): ReasoningItem {
+    if (this.flowing?.kind === 'reasoning' && this.flowing.block === block) return this.flowing;
+    this.closeFlowing();
+    const itemId = `rs_${this.id}_${this.nextIndex()}`;
     const item: ReasoningItem = {
       kind: 'reasoning',
       id: itemId,
-      where: whereOf(itemId, nextIndex()),
-      outputIndex: nextIndex(),
+      where: whereOf(itemId, this.nextIndex()),
+      outputIndex: this.nextIndex(),
       open: true,
       status: 'in_progress',
       block,
       summary: [],
       encrypted: null,
     };
-    addItem(item);
-    flowing = item;
+    this.addItem(item);
+    this.flowing = item;
     return item;
   }
 
-  function reasoning(block: number, contentIndex: number | undefined, delta: string): void {
-    const item = reasoningItem(block);
+  private reasoning(block: number, contentIndex: number | undefined, delta: string): void {
+    const item = this.reasoningItem(block);
     const key = contentIndex ?? 0;
     let part = item.summary[item.summary.length - 1];
     if (part === undefined || !part.open || part.key !== key) {
-      if (part !== undefined) closeSummary(item, part, item.summary.length - 1);
+      if (part !== undefined) this.closeSummary(item, part, item.summary.length - 1);
       const where = `${item.where},"summary_index":${item.summary.length}`;
-      part = { key, json: ctx.keep(), open: true, deltaHead: piece(`${where},"delta":"`) };
+      part = { key, json: this.ctx.keep(), open: true, deltaHead: piece(`${where},"delta":"`) };
       item.summary.push(part);
-      emitText('response.reasoning_summary_part.added', `${where},"part":{"type":"summary_text","text":""}`);
+      this.emitText('response.reasoning_summary_part.added', `${where},"part":{"type":"summary_text","text":""}`);
     }
     const json = part.json.add(delta);
     // written around the delta's JSON alone: the same bytes as emit()
-    ctx.writeDelta(SUMMARY_DELTA, seq++, part.deltaHead, delta, SUMMARY_DELTA_END, json);
+    this.ctx.writeDelta(SUMMARY_DELTA, this.seq++, part.deltaHead, delta, SUMMARY_DELTA_END, json);
   }
 
   /** A summary part's done events, its text from its JSON as written. */
-  function closeSummary(item: ReasoningItem, part: ReasoningItem['summary'][number], index: number): void {
+  private closeSummary(item: ReasoningItem, part: ReasoningItem['summary'][number], index: number): void {
     if (!part.open) return;
     part.open = false;
     const where = `${item.where},"summary_index":${index}`;
-    emitText('response.reasoning_summary_text.done', `${where},"text":"${part.json.ref()}"`);
-    emitText('response.reasoning_summary_part.done', `${where},"part":{"type":"summary_text","text":"${part.json.ref()}"}`);
+    this.emitText('response.reasoning_summary_text.done', `${where},"text":"${part.json.ref()}"`);
+    this.emitText('response.reasoning_summary_part.done', `${where},"part":{"type":"summary_text","text":"${part.json.ref()}"}`);
   }
 
   // --- call items -----------------------------------------------------------
 
   /** Argument text of a call not added yet: the item is added once the text (not only whitespace) says which kind it is. */
-  function pendingText(callId: string, argText: string): void {
-    const p = pending.get(callId) ?? { name: '', text: '' };
-    pending.set(callId, p);
+  private pendingText(callId: string, argText: string): void {
+    const p = this.pending.get(callId) ?? { name: '', text: '' };
+    this.pending.set(callId, p);
     p.text += argText;
-    if (p.text.trim() !== '') openCall(callId, p, p.text);
+    if (p.text.trim() !== '') this.openCall(callId, p, p.text);
   }
 
   /** Adds the call's item, its kind told by `args` (empty: a function call), and writes what streamed so far. */
-  function openCall(callId: string, p: PendingCall, args: string): CallItem {
-    pending.delete(callId);
-    closeFlowing();
+  private openCall(callId: string, p: PendingCall, args: string): CallItem {
+    this.pending.delete(callId);
+    this.closeFlowing();
     const kind = args.trim() === '' || /^\s*\{/.test(args) ? 'function_call' : 'custom_tool_call';
     const prefix = kind === 'function_call' ? 'fc' : 'ctc';
-    const itemId = `${prefix}_${id}_${nextIndex()}`;
-    const where = whereOf(itemId, nextIndex());
-    const item: CallItem = { kind, id: itemId, where, outputIndex: nextIndex(), open: true, status: 'in_progress', callId, name: p.name, text: '', chars: '', textJson: null };
-    calls.set(callId, item);
-    clientCalls++;
-    addItem(item);
-    if (p.text !== '') argsDelta(item, p.text);
+    const itemId = `${prefix}_${this.id}_${this.nextIndex()}`;
+    const where = whereOf(itemId, this.nextIndex());
+    const item: CallItem = { kind, id: itemId, where, outputIndex: this.nextIndex(), open: true, status: 'in_progress', callId, name: p.name, text: '', chars: '', textJson: null };
+    this.calls.set(callId, item);
+    this.clientCalls++;
+    this.addItem(item);
+    if (p.text !== '') this.argsDelta(item, p.text);
     return item;
   }
 
-  function argsDelta(item: CallItem, delta: string): void {
+  private argsDelta(item: CallItem, delta: string): void {
     item.text += delta;
     const chars = jsonChars(delta);
     if (item.chars !== null) item.chars = SURROGATE.test(delta) ? null : item.chars + chars;
     const type = item.kind === 'function_call' ? 'response.function_call_arguments.delta' : 'response.custom_tool_call_input.delta';
-    emitText(type, `${item.where},"delta":"${chars}"`);
+    this.emitText(type, `${item.where},"delta":"${chars}"`);
   }
 
-  function callDone(callId: string, name: string, args: string): void {
-    let item = calls.get(callId);
+  private callDone(callId: string, name: string, args: string): void {
+    let item = this.calls.get(callId);
     if (item === undefined) {
-      const p = pending.get(callId) ?? { name, text: '' };
+      const p = this.pending.get(callId) ?? { name, text: '' };
       if (p.name === '') p.name = name;
       // what streamed (whitespace only) is written first when the authoritative text begins with it
       if (!args.startsWith(p.text)) p.text = '';
-      item = openCall(callId, p, args);
+      item = this.openCall(callId, p, args);
     }
     if (!args.startsWith(item.text)) item.chars = null;
-    else if (args.length > item.text.length) argsDelta(item, args.slice(item.text.length));
+    else if (args.length > item.text.length) this.argsDelta(item, args.slice(item.text.length));
     if (item.name === '') item.name = name;
     // the done event and the item hold the authoritative text
     item.text = args;
-    closeItem(item, 'completed');
+    this.closeItem(item, 'completed');
   }
 
   // --- hosted items (from OpenAI's Responses API) --------------------------
@@ -522,7 +532,7 @@ function createResponse(ctx: TargetContext): TargetResponse {
    * item id) or an item holding such a call's result: written as it came
    * (added and done), at this wire's next output index. True when written.
    */
-  function hostedItem(payload: Json): boolean {
+  private hostedItem(payload: Json): boolean {
     const p = payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload : undefined;
     const item = p?.['item'];
     if (p?.['type'] !== 'response.output_item.done' || item === null || typeof item !== 'object' || Array.isArray(item)) return false;
@@ -530,183 +540,183 @@ function createResponse(ctx: TargetContext): TargetResponse {
     if (typeof type !== 'string' || OWN_ITEMS.has(type)) return false;
     const callId = typeof item['call_id'] === 'string' && item['call_id'] !== '' ? item['call_id'] : item['id'];
     const key = typeof callId === 'string' ? callId : '';
-    if (hosted.has(key)) {
-      hosted.delete(key);
-      carried.add(key);
+    if (this.hosted.has(key)) {
+      this.hosted.delete(key);
+      this.carried.add(key);
     } else if (!RESULT_ITEMS.has(type)) return false;
-    closeFlowing();
-    const written: HostedItem = { kind: 'hosted', outputIndex: nextIndex(), open: true, json: item };
-    addItem(written);
-    closeItem(written, 'completed');
+    this.closeFlowing();
+    const written: HostedItem = { kind: 'hosted', outputIndex: this.nextIndex(), open: true, json: item };
+    this.addItem(written);
+    this.closeItem(written, 'completed');
     return true;
   }
 
   /** Hosted calls whose item never came: reported lost with their results and files. */
-  function loseHosted(): void {
-    for (const call of hosted.values()) {
-      ctx.lose('provider_tool_call', `${call.name} (run by the source provider; its item never came)`);
-      for (let i = 0; i < call.results; i++) ctx.lose('tool_result', `the result of ${call.name}`);
-      for (let i = 0; i < call.files; i++) ctx.lose('file', `a file of ${call.name}`);
+  private loseHosted(): void {
+    for (const call of this.hosted.values()) {
+      this.ctx.lose('provider_tool_call', `${call.name} (run by the source provider; its item never came)`);
+      for (let i = 0; i < call.results; i++) this.ctx.lose('tool_result', `the result of ${call.name}`);
+      for (let i = 0; i < call.files; i++) this.ctx.lose('file', `a file of ${call.name}`);
     }
-    hosted.clear();
+    this.hosted.clear();
   }
 
   // --- errors and the terminal event ----------------------------------------
 
   /** A terminal error: what is open is closed (incomplete) first, nothing follows but response.failed. */
-  function writeError(code: string, message: string): void {
-    begin();
-    closeAll('incomplete');
-    failure = { code, message };
-    emit('error', { code, message, param: null });
+  private writeError(code: string, message: string): void {
+    this.begin();
+    this.closeAll('incomplete');
+    this.failure = { code, message };
+    this.emit('error', { code, message, param: null });
   }
 
   /** Calls never added (only whitespace streamed) or left open, then the flowing item. */
-  function closeAll(status: ItemStatus): void {
-    loseHosted();
-    for (const [block, list] of early) for (const c of list) ctx.lose('citation', `${c.url ?? 'a citation'} (block ${block} has no text)`);
-    early.clear();
-    closeFlowing(status);
-    for (const [callId, p] of [...pending]) openCall(callId, p, p.text);
-    for (const item of output) if (item.open) closeItem(item, status);
+  private closeAll(status: ItemStatus): void {
+    this.loseHosted();
+    for (const [block, list] of this.early) for (const c of list) this.ctx.lose('citation', `${c.url ?? 'a citation'} (block ${block} has no text)`);
+    this.early.clear();
+    this.closeFlowing(status);
+    for (const [callId, p] of [...this.pending]) this.openCall(callId, p, p.text);
+    for (const item of this.output) if (item.open) this.closeItem(item, status);
   }
 
   /** The terminal event: the response with every item (each message's text again, from its JSON as written). */
-  function terminal(type: string, status: string, error: JsonObject | null, incomplete: string | null): void {
+  private terminal(type: string, status: string, error: JsonObject | null, incomplete: string | null): void {
     const errorJson = error === null ? 'null' : JSON.stringify(error);
     const incompleteJson = incomplete === null ? 'null' : `{"reason":${JSON.stringify(incomplete)}}`;
-    const usageJson = usage === null ? null : JSON.stringify(responsesUsage(usage, sameFamily));
-    emitText(type, `,"response":${responseText(status, errorJson, incompleteJson, output.map(itemText).join(','), usageJson)}`);
-    ended = true;
+    const usageJson = this.usage === null ? null : JSON.stringify(responsesUsage(this.usage, this.sameFamily));
+    this.emitText(type, `,"response":${this.responseText(status, errorJson, incompleteJson, this.output.map(itemText).join(','), usageJson)}`);
+    this.ended = true;
   }
 
-  function fail(detail: string): void {
-    begin();
-    closeAll('incomplete');
-    const error = failure ?? { code: 'server_error', message: detail };
-    terminal('response.failed', 'failed', error, null);
+  private fail(detail: string): void {
+    this.begin();
+    this.closeAll('incomplete');
+    const error = this.failure ?? { code: 'server_error', message: detail };
+    this.terminal('response.failed', 'failed', error, null);
   }
 
-  function finish(stopReason: StopReason, providerReason: string | null): void {
-    begin();
+  private finish(stopReason: StopReason, providerReason: string | null): void {
+    this.begin();
     if (stopReason === 'error') {
-      fail(`the response ended with an error${providerReason === null ? '' : ` (${providerReason})`}`);
+      this.fail(`the response ended with an error${providerReason === null ? '' : ` (${providerReason})`}`);
       return;
     }
-    closeAll(stopReason === 'end' || stopReason === 'tool_use' ? 'completed' : 'incomplete');
+    this.closeAll(stopReason === 'end' || stopReason === 'tool_use' ? 'completed' : 'incomplete');
     switch (stopReason) {
       case 'end':
-        terminal('response.completed', 'completed', null, null);
+        this.terminal('response.completed', 'completed', null, null);
         return;
       case 'tool_use':
-        if (clientCalls === 0) ctx.lose('stop_reason', `tool_use without a client call written as completed (${providerReason ?? 'no reason'})`);
-        terminal('response.completed', 'completed', null, null);
+        if (this.clientCalls === 0) this.ctx.lose('stop_reason', `tool_use without a client call written as completed (${providerReason ?? 'no reason'})`);
+        this.terminal('response.completed', 'completed', null, null);
         return;
       case 'max_tokens':
-        terminal('response.incomplete', 'incomplete', null, 'max_output_tokens');
+        this.terminal('response.incomplete', 'incomplete', null, 'max_output_tokens');
         return;
       case 'refusal':
-        terminal('response.incomplete', 'incomplete', null, 'content_filter');
+        this.terminal('response.incomplete', 'incomplete', null, 'content_filter');
         return;
       case 'other':
-        if (sameFamily && providerReason !== null && providerReason !== 'completed' && providerReason !== 'cancelled') {
-          terminal('response.incomplete', 'incomplete', null, providerReason);
+        if (this.sameFamily && providerReason !== null && providerReason !== 'completed' && providerReason !== 'cancelled') {
+          this.terminal('response.incomplete', 'incomplete', null, providerReason);
           return;
         }
-        ctx.lose('stop_reason', `other${providerReason === null ? '' : ` (${providerReason})`} written as completed`);
-        terminal('response.completed', 'completed', null, null);
+        this.ctx.lose('stop_reason', `other${providerReason === null ? '' : ` (${providerReason})`} written as completed`);
+        this.terminal('response.completed', 'completed', null, null);
         return;
       default:
         assertNever(stopReason);
     }
   }
 
-  function push(ev: UnifiedEvent): void {
-    if (ended) {
-      if (ev.type !== 'done') ctx.lose('raw', `${ev.type} after the terminal event`);
+  push(ev: UnifiedEvent): void {
+    if (this.ended) {
+      if (ev.type !== 'done') this.ctx.lose('raw', `${ev.type} after the terminal event`);
       return;
     }
     if (ev.choice !== undefined && ev.choice !== 0 && ev.type !== 'done') {
-      ctx.lose('choice', `events of choice ${ev.choice} (the Responses wire has one output)`);
+      this.ctx.lose('choice', `events of choice ${ev.choice} (the Responses wire has one output)`);
       return;
     }
     switch (ev.type) {
       case 'start':
-        if (ev.id !== null && ev.id !== '') id = ev.id;
-        if (ev.model !== null) model = ev.model;
-        sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
-        carryHosted = sameFamily;
-        begin();
+        if (ev.id !== null && ev.id !== '') this.id = ev.id;
+        if (ev.model !== null) this.model = ev.model;
+        this.sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
+        this.carryHosted = this.sameFamily;
+        this.begin();
         return;
       case 'text_delta':
-        text(ev.index, ev.contentIndex, ev.text, ev.refusal === true);
+        this.text(ev.index, ev.contentIndex, ev.text, ev.refusal === true);
         return;
       case 'reasoning_delta':
-        reasoning(ev.index, ev.contentIndex, ev.text);
+        this.reasoning(ev.index, ev.contentIndex, ev.text);
         return;
       case 'signature':
-        if (!sameFamily || ev.kind !== 'encrypted_content') ctx.lose('signature', `a ${ev.kind}${sameFamily ? '' : ' from another provider family'}`);
+        if (!this.sameFamily || ev.kind !== 'encrypted_content') this.ctx.lose('signature', `a ${ev.kind}${this.sameFamily ? '' : ' from another provider family'}`);
         else {
           // the encrypted content completes its reasoning item (one with no summary when none streamed)
-          const item = reasoningItem(ev.index);
+          const item = this.reasoningItem(ev.index);
           item.encrypted = ev.signature;
-          closeFlowing();
+          this.closeFlowing();
         }
         return;
       case 'tool_call_start':
         if (ev.providerExecuted === true) {
-          if (carryHosted) hosted.set(ev.id, { name: ev.name, results: 0, files: 0 });
-          else ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
-        } else if (!calls.has(ev.id)) {
-          const p = pending.get(ev.id);
-          if (p === undefined) pending.set(ev.id, { name: ev.name, text: '' });
+          if (this.carryHosted) this.hosted.set(ev.id, { name: ev.name, results: 0, files: 0 });
+          else this.ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
+        } else if (!this.calls.has(ev.id)) {
+          const p = this.pending.get(ev.id);
+          if (p === undefined) this.pending.set(ev.id, { name: ev.name, text: '' });
           else if (p.name === '') p.name = ev.name;
         }
         return;
       case 'tool_call_delta': {
         if (ev.providerExecuted === true || ev.argumentsDelta.length === 0) return;
-        const item = calls.get(ev.id);
-        if (item === undefined) pendingText(ev.id, ev.argumentsDelta);
-        else if (item.open) argsDelta(item, ev.argumentsDelta);
+        const item = this.calls.get(ev.id);
+        if (item === undefined) this.pendingText(ev.id, ev.argumentsDelta);
+        else if (item.open) this.argsDelta(item, ev.argumentsDelta);
         return;
       }
       case 'tool_call_done':
         if (ev.providerExecuted === true) return; // counted at its start
-        if (calls.get(ev.id)?.open === false) return;
-        callDone(ev.id, ev.name, ev.arguments);
+        if (this.calls.get(ev.id)?.open === false) return;
+        this.callDone(ev.id, ev.name, ev.arguments);
         return;
       case 'tool_result': {
-        const call = hosted.get(ev.id);
+        const call = this.hosted.get(ev.id);
         if (call !== undefined) call.results++;
-        else if (!carried.has(ev.id)) ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
+        else if (!this.carried.has(ev.id)) this.ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
         return;
       }
       case 'citation':
-        cite(ev);
+        this.cite(ev);
         return;
       case 'file': {
         if (ev.partial === true) return;
-        const call = ev.id === undefined ? undefined : hosted.get(ev.id);
+        const call = ev.id === undefined ? undefined : this.hosted.get(ev.id);
         if (call !== undefined) call.files++;
-        else ctx.lose('file', `a ${ev.mimeType ?? 'file'} of ${ev.data.length} base64 characters`);
+        else this.ctx.lose('file', `a ${ev.mimeType ?? 'file'} of ${ev.data.length} base64 characters`);
         return;
       }
       case 'audio_delta':
-        ctx.lose('audio', `${ev.mimeType ?? 'audio'} deltas`);
+        this.ctx.lose('audio', `${ev.mimeType ?? 'audio'} deltas`);
         return;
       case 'usage':
-        usage = ev;
+        this.usage = ev;
         return;
       case 'error':
         if (ev.terminal) {
-          if (failure === null) writeError(ev.code, ev.message);
-        } else ctx.lose('error', `${ev.code}: ${ev.message}`);
+          if (this.failure === null) this.writeError(ev.code, ev.message);
+        } else this.ctx.lose('error', `${ev.code}: ${ev.message}`);
         return;
       case 'done':
-        if (!loseOtherChoices(ev, ctx)) finish(ev.stopReason, ev.providerReason);
+        if (!loseOtherChoices(ev, this.ctx)) this.finish(ev.stopReason, ev.providerReason);
         return;
       case 'raw':
-        if (!(carryHosted && hostedItem(ev.event))) loseNotice(ev, ctx);
+        if (!(this.carryHosted && this.hostedItem(ev.event))) loseNotice(ev, this.ctx);
         return;
       case 'session':
       case 'steer':
@@ -714,28 +724,28 @@ function createResponse(ctx: TargetContext): TargetResponse {
       case 'input_transcript':
       case 'segment':
       case 'notice':
-        loseNotice(ev, ctx);
+        loseNotice(ev, this.ctx);
         return;
       default:
         assertNever(ev);
     }
   }
 
-  return {
-    push,
-    delta(isReasoning, index, contentIndex, delta) {
-      if (ended) ctx.lose('raw', `${isReasoning ? 'reasoning_delta' : 'text_delta'} after the terminal event`);
-      else if (isReasoning) reasoning(index, contentIndex === -1 ? undefined : contentIndex, delta);
-      else text(index, contentIndex === -1 ? undefined : contentIndex, delta, false);
-    },
-    // (a part's text is read only for citation offsets, decoded from its kept JSON then)
-    rawDeltas: 'all',
-    abort() {
-      if (ended) return;
-      if (failure === null) writeError('incomplete_stream', 'the source stream ended before the response was done');
-      fail('the source stream ended before the response was done');
-    },
-  };
+  delta(isReasoning: boolean, index: number, contentIndex: number, delta: string): void {
+    if (this.ended) this.ctx.lose('raw', `${isReasoning ? 'reasoning_delta' : 'text_delta'} after the terminal event`);
+    else if (isReasoning) this.reasoning(index, contentIndex === -1 ? undefined : contentIndex, delta);
+    else this.text(index, contentIndex === -1 ? undefined : contentIndex, delta, false);
+  }
+
+  abort(): void {
+    if (this.ended) return;
+    if (this.failure === null) this.writeError('incomplete_stream', 'the source stream ended before the response was done');
+    this.fail('the source stream ended before the response was done');
+  }
+}
+
+function createResponse(ctx: TargetContext): TargetResponse {
+  return new ResponsesResponse(ctx);
 }
 
 export const openaiResponsesTarget = defineTarget({

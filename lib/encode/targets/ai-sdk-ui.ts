@@ -112,69 +112,77 @@ interface Call {
   done: boolean;
 }
 
-function createResponse(ctx: TargetContext): TargetResponse {
-  let sameFamily = false;
-  let begun = false;
-  let ended = false;
-  let errorWritten = false;
-  let usage: UsageEvent | null = null;
-  let parts = 0;
-  let sources = 0;
+/**
+ * One response being written. A class, not a closure per step: a log of short responses makes one
+ * a response, and a closure each of its steps per response costs an allocation each (and, where the
+ * code runs through a transform that keeps function names, as tsx does, a defineProperty each).
+ */
+class UiResponse implements TargetResponse {
+  private sameFamily = false;
+  private begun = false;
+  private ended = false;
+  private errorWritten = false;
+  private usage: UsageEvent | null = null;
+  private parts = 0;
+  private sources = 0;
   /** The open text or reasoning part: its unified key and part id. */
-  let flowing: { key: string; kind: 'text' | 'reasoning'; id: string } | null = null;
-  const calls = new Map<string, Call>();
+  private flowing: { key: string; kind: 'text' | 'reasoning'; id: string } | null = null;
+  private readonly calls = new Map<string, Call>();
 
-  function chunk(data: JsonObject): void {
-    ctx.write(sseData(data));
+
+  constructor(private readonly ctx: TargetContext) {}
+
+  private chunk(data: JsonObject): void {
+    this.ctx.write(sseData(data));
   }
 
-  function begin(id: string | null = null, model: string | null = null): void {
-    if (begun) return;
-    begun = true;
-    chunk({ type: 'start', messageId: messageId(ctx, id), ...(model === null ? {} : { messageMetadata: { model } }) });
-    chunk({ type: 'start-step' });
+  private begin(id: string | null = null, model: string | null = null): void {
+    if (this.begun) return;
+    this.begun = true;
+    this.chunk({ type: 'start', messageId: messageId(this.ctx, id), ...(model === null ? {} : { messageMetadata: { model } }) });
+    this.chunk({ type: 'start-step' });
   }
 
-  function closeFlowing(): void {
-    if (flowing === null) return;
-    chunk({ type: `${flowing.kind}-end`, id: flowing.id });
-    flowing = null;
+  private closeFlowing(): void {
+    if (this.flowing === null) return;
+    this.chunk({ type: `${this.flowing.kind}-end`, id: this.flowing.id });
+    this.flowing = null;
   }
 
   /** The open part for a text or reasoning block, starting one (and ending the other) when needed. */
-  function flow(key: string, kind: 'text' | 'reasoning', providerMetadata?: JsonObject): string {
-    begin();
-    if (flowing !== null && flowing.key === key && providerMetadata === undefined) return flowing.id;
-    closeFlowing();
-    const id = `${kind}-${parts++}`;
-    flowing = { key, kind, id };
-    chunk({ type: `${kind}-start`, id, ...(providerMetadata === undefined ? {} : { providerMetadata }) });
+  private flow(key: string, kind: 'text' | 'reasoning', providerMetadata?: JsonObject): string {
+    this.begin();
+    if (this.flowing !== null && this.flowing.key === key && providerMetadata === undefined) return this.flowing.id;
+    this.closeFlowing();
+    const id = `${kind}-${this.parts++}`;
+    this.flowing = { key, kind, id };
+    this.chunk({ type: `${kind}-start`, id, ...(providerMetadata === undefined ? {} : { providerMetadata }) });
     return id;
   }
 
-  function call(id: string, name: string, providerExecuted: boolean): Call {
-    let c = calls.get(id);
+  private call(id: string, name: string, providerExecuted: boolean): Call {
+    let c = this.calls.get(id);
     if (c === undefined) {
       c = { name, providerExecuted, started: false, written: '', done: false };
-      calls.set(id, c);
+      this.calls.set(id, c);
     }
     if (c.name === '') c.name = name;
     return c;
   }
 
-  function startCall(id: string, c: Call): void {
+  private startCall(id: string, c: Call): void {
     if (c.started || c.name === '') return;
-    begin();
-    closeFlowing();
+    this.begin();
+    this.closeFlowing();
     c.started = true;
-    chunk({ type: 'tool-input-start', toolCallId: id, toolName: c.name, ...(c.providerExecuted ? { providerExecuted: true } : {}) });
+    this.chunk({ type: 'tool-input-start', toolCallId: id, toolName: c.name, ...(c.providerExecuted ? { providerExecuted: true } : {}) });
   }
 
-  function inputAvailable(id: string, c: Call): void {
-    begin();
-    closeFlowing();
+  private inputAvailable(id: string, c: Call): void {
+    this.begin();
+    this.closeFlowing();
     c.done = true;
-    chunk({
+    this.chunk({
       type: 'tool-input-available',
       toolCallId: id,
       toolName: c.name === '' ? 'unknown' : c.name,
@@ -184,136 +192,136 @@ function createResponse(ctx: TargetContext): TargetResponse {
   }
 
   /** Ends what is open: text/reasoning parts, calls whose done never came (their input as written so far). */
-  function closeAll(): void {
-    closeFlowing();
-    for (const [id, c] of calls) if (!c.done) inputAvailable(id, c);
+  private closeAll(): void {
+    this.closeFlowing();
+    for (const [id, c] of this.calls) if (!c.done) this.inputAvailable(id, c);
   }
 
-  function finish(reason: string): void {
-    begin();
-    closeAll();
-    chunk({ type: 'finish-step' });
-    chunk({ type: 'finish', finishReason: reason, ...(usage === null ? {} : { messageMetadata: { usage: uiUsage(usage) } }) });
-    ended = true;
+  private finish(reason: string): void {
+    this.begin();
+    this.closeAll();
+    this.chunk({ type: 'finish-step' });
+    this.chunk({ type: 'finish', finishReason: reason, ...(this.usage === null ? {} : { messageMetadata: { usage: uiUsage(this.usage) } }) });
+    this.ended = true;
   }
 
-  function error(code: string, message: string): void {
-    begin();
-    closeAll();
-    errorWritten = true;
-    chunk({ type: 'error', errorText: `${code}: ${message}` });
+  private error(code: string, message: string): void {
+    this.begin();
+    this.closeAll();
+    this.errorWritten = true;
+    this.chunk({ type: 'error', errorText: `${code}: ${message}` });
   }
 
-  function push(ev: UnifiedEvent): void {
-    if (ended) return;
+  push(ev: UnifiedEvent): void {
+    if (this.ended) return;
     if (ev.choice !== undefined && ev.choice !== 0 && ev.type !== 'done') {
-      ctx.lose('choice', `events of choice ${ev.choice} (a UI message has one choice)`);
+      this.ctx.lose('choice', `events of choice ${ev.choice} (a UI message has one choice)`);
       return;
     }
     switch (ev.type) {
       case 'start':
-        sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
-        begin(ev.id, ev.model);
+        this.sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
+        this.begin(ev.id, ev.model);
         return;
       case 'text_delta': {
-        const id = flow(`text:${ev.index}`, 'text');
+        const id = this.flow(`text:${ev.index}`, 'text');
         // the bulk of every stream, written around the delta's JSON alone: the same bytes as chunk()
-        ctx.writeText(`data: {"type":"text-delta","id":${JSON.stringify(id)},"delta":"`, ev.text, '"}\n\n');
+        this.ctx.writeText(`data: {"type":"text-delta","id":${JSON.stringify(id)},"delta":"`, ev.text, '"}\n\n');
         return;
       }
       case 'reasoning_delta': {
-        const id = flow(`reasoning:${ev.index}`, 'reasoning');
+        const id = this.flow(`reasoning:${ev.index}`, 'reasoning');
         // (as text-delta: the same bytes as chunk())
-        ctx.writeText(`data: {"type":"reasoning-delta","id":${JSON.stringify(id)},"delta":"`, ev.text, '"}\n\n');
+        this.ctx.writeText(`data: {"type":"reasoning-delta","id":${JSON.stringify(id)},"delta":"`, ev.text, '"}\n\n');
         return;
       }
       case 'signature':
-        if (!sameFamily || ev.kind === 'thought_signature' || ev.kind === 'encrypted_content') {
-          ctx.lose('signature', `a ${ev.kind} (the AI SDK's providerMetadata for it is carried from the Anthropic family only)`);
+        if (!this.sameFamily || ev.kind === 'thought_signature' || ev.kind === 'encrypted_content') {
+          this.ctx.lose('signature', `a ${ev.kind} (the AI SDK's providerMetadata for it is carried from the Anthropic family only)`);
         } else if (ev.kind === 'redacted_thinking') {
-          flow(`redacted:${ev.index}`, 'reasoning', { anthropic: { redactedData: ev.signature } });
-          closeFlowing();
+          this.flow(`redacted:${ev.index}`, 'reasoning', { anthropic: { redactedData: ev.signature } });
+          this.closeFlowing();
         } else {
           // the signature ends its thinking block (omitted thinking: a part with no text)
-          const id = flow(`reasoning:${ev.index}`, 'reasoning');
-          chunk({ type: 'reasoning-delta', id, delta: '', providerMetadata: { anthropic: { signature: ev.signature } } });
-          closeFlowing();
+          const id = this.flow(`reasoning:${ev.index}`, 'reasoning');
+          this.chunk({ type: 'reasoning-delta', id, delta: '', providerMetadata: { anthropic: { signature: ev.signature } } });
+          this.closeFlowing();
         }
         return;
       case 'tool_call_start':
-        startCall(ev.id, call(ev.id, ev.name, ev.providerExecuted === true));
+        this.startCall(ev.id, this.call(ev.id, ev.name, ev.providerExecuted === true));
         return;
       case 'tool_call_delta': {
         if (ev.argumentsDelta.length === 0) return;
-        const c = call(ev.id, '', ev.providerExecuted === true);
+        const c = this.call(ev.id, '', ev.providerExecuted === true);
         if (c.done) return;
         c.written += ev.argumentsDelta;
-        if (c.started) chunk({ type: 'tool-input-delta', toolCallId: ev.id, inputTextDelta: ev.argumentsDelta });
+        if (c.started) this.chunk({ type: 'tool-input-delta', toolCallId: ev.id, inputTextDelta: ev.argumentsDelta });
         return;
       }
       case 'tool_call_done': {
-        const c = call(ev.id, ev.name, ev.providerExecuted === true);
+        const c = this.call(ev.id, ev.name, ev.providerExecuted === true);
         if (c.done) return;
         const streamed = c.started ? c.written : ''; // deltas before the name was known were held
-        startCall(ev.id, c);
+        this.startCall(ev.id, c);
         // the authoritative arguments: what the deltas did not already say
         if (ev.arguments.startsWith(streamed)) {
           const rest = ev.arguments.slice(streamed.length);
-          if (rest.length > 0 && c.started) chunk({ type: 'tool-input-delta', toolCallId: ev.id, inputTextDelta: rest });
+          if (rest.length > 0 && c.started) this.chunk({ type: 'tool-input-delta', toolCallId: ev.id, inputTextDelta: rest });
         }
         c.written = ev.arguments;
-        inputAvailable(ev.id, c);
+        this.inputAvailable(ev.id, c);
         return;
       }
       case 'tool_result': {
-        const c = calls.get(ev.id);
+        const c = this.calls.get(ev.id);
         if (c === undefined) {
-          ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name} (no call of this response to attach it to)`);
+          this.ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name} (no call of this response to attach it to)`);
           return;
         }
-        if (!c.done) inputAvailable(ev.id, c);
-        closeFlowing();
+        if (!c.done) this.inputAvailable(ev.id, c);
+        this.closeFlowing();
         const executed: JsonObject = c.providerExecuted ? { providerExecuted: true } : {};
         if (ev.isError === true) {
-          chunk({ type: 'tool-output-error', toolCallId: ev.id, errorText: typeof ev.result === 'string' ? ev.result : JSON.stringify(ev.result), ...executed });
-        } else chunk({ type: 'tool-output-available', toolCallId: ev.id, output: ev.result, ...executed });
+          this.chunk({ type: 'tool-output-error', toolCallId: ev.id, errorText: typeof ev.result === 'string' ? ev.result : JSON.stringify(ev.result), ...executed });
+        } else this.chunk({ type: 'tool-output-available', toolCallId: ev.id, output: ev.result, ...executed });
         return;
       }
       case 'citation': {
-        begin();
-        const sourceId = `source-${sources++}`;
-        if (ev.url !== undefined) chunk({ type: 'source-url', sourceId, url: ev.url, ...(ev.title === undefined ? {} : { title: ev.title }) });
+        this.begin();
+        const sourceId = `source-${this.sources++}`;
+        if (ev.url !== undefined) this.chunk({ type: 'source-url', sourceId, url: ev.url, ...(ev.title === undefined ? {} : { title: ev.title }) });
         else {
           const raw = ev.raw;
           const pdf = typeof raw === 'object' && raw !== null && !Array.isArray(raw) && raw['type'] === 'page_location';
-          chunk({ type: 'source-document', sourceId, mediaType: pdf ? 'application/pdf' : 'text/plain', title: ev.title ?? ev.source ?? 'document' });
+          this.chunk({ type: 'source-document', sourceId, mediaType: pdf ? 'application/pdf' : 'text/plain', title: ev.title ?? ev.source ?? 'document' });
         }
         if (ev.citedText !== undefined || ev.start !== undefined || ev.end !== undefined) {
-          ctx.lose('citation', 'the cited text and range (a source part has a URL or a document title only)');
+          this.ctx.lose('citation', 'the cited text and range (a source part has a URL or a document title only)');
         }
         return;
       }
       case 'file':
         if (ev.partial === true) return; // a preview: the complete file follows
-        begin();
-        closeFlowing();
-        chunk({ type: 'file', mediaType: ev.mimeType ?? 'application/octet-stream', url: `data:${ev.mimeType ?? 'application/octet-stream'};base64,${ev.data}` });
+        this.begin();
+        this.closeFlowing();
+        this.chunk({ type: 'file', mediaType: ev.mimeType ?? 'application/octet-stream', url: `data:${ev.mimeType ?? 'application/octet-stream'};base64,${ev.data}` });
         return;
       case 'audio_delta':
-        ctx.lose('audio', `${ev.mimeType ?? 'audio'} deltas`);
+        this.ctx.lose('audio', `${ev.mimeType ?? 'audio'} deltas`);
         return;
       case 'usage':
-        usage = ev;
+        this.usage = ev;
         return;
       case 'error':
-        if (ev.terminal) error(ev.code, ev.message);
-        else ctx.lose('error', `${ev.code}: ${ev.message}`);
+        if (ev.terminal) this.error(ev.code, ev.message);
+        else this.ctx.lose('error', `${ev.code}: ${ev.message}`);
         return;
       case 'done':
-        if (!loseOtherChoices(ev, ctx)) {
+        if (!loseOtherChoices(ev, this.ctx)) {
           // a failure the source gave no error event for still reaches the client's onError
-          if (ev.stopReason === 'error' && !errorWritten) error('api_error', `the response ended with an error${ev.providerReason === null ? '' : ` (${ev.providerReason})`}`);
-          finish(FINISH[ev.stopReason]);
+          if (ev.stopReason === 'error' && !this.errorWritten) this.error('api_error', `the response ended with an error${ev.providerReason === null ? '' : ` (${ev.providerReason})`}`);
+          this.finish(FINISH[ev.stopReason]);
         }
         return;
       case 'raw':
@@ -323,22 +331,24 @@ function createResponse(ctx: TargetContext): TargetResponse {
       case 'input_transcript':
       case 'segment':
       case 'notice':
-        loseNotice(ev, ctx);
+        loseNotice(ev, this.ctx);
         return;
       default:
         assertNever(ev);
     }
   }
 
-  return {
-    push,
-    rawDeltas: 'all',
-    abort() {
-      if (ended) return;
-      if (!errorWritten) error('api_error', 'the source stream ended before the response was done');
-      finish('error');
-    },
-  };
+  readonly rawDeltas = 'all';
+
+  abort(): void {
+    if (this.ended) return;
+    if (!this.errorWritten) this.error('api_error', 'the source stream ended before the response was done');
+    this.finish('error');
+  }
+}
+
+function createResponse(ctx: TargetContext): TargetResponse {
+  return new UiResponse(ctx);
 }
 
 export const aiSdkUiTarget = defineTarget({

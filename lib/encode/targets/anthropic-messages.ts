@@ -73,222 +73,230 @@ function anthropicUsage(u: UsageEvent | null, sameFamily: boolean): JsonObject {
   return out;
 }
 
-function createResponse(ctx: TargetContext): TargetResponse {
-  let id: string | null = null;
-  let model: string | null = null;
-  let sameFamily = false;
-  let started = false;
-  let usage: UsageEvent | null = null;
-  let errorWritten = false;
-  let nextIndex = 0;
+/**
+ * One response being written. A class, not a closure per step: a log of short responses makes one
+ * a response, and a closure each of its steps per response costs an allocation each (and, where the
+ * code runs through a transform that keeps function names, as tsx does, a defineProperty each).
+ */
+class MessagesResponse implements TargetResponse {
+  private id: string | null = null;
+  private model: string | null = null;
+  private sameFamily = false;
+  private started = false;
+  private usage: UsageEvent | null = null;
+  private errorWritten = false;
+  private nextIndex = 0;
   /** Unified block key → its current Anthropic block. */
-  const blocks = new Map<string, Block>();
+  private readonly blocks = new Map<string, Block>();
   /** The open text or thinking block (at most one). */
-  let flowing: Block | null = null;
-  const openTools: Block[] = [];
+  private flowing: Block | null = null;
+  private readonly openTools: Block[] = [];
 
-  function begin(): void {
-    if (started) return;
-    started = true;
+
+  constructor(private readonly ctx: TargetContext) {}
+
+  private begin(): void {
+    if (this.started) return;
+    this.started = true;
     const message: JsonObject = {
-      id: id === null || id === '' ? 'msg_wirefold' : id,
+      id: this.id === null || this.id === '' ? 'msg_wirefold' : this.id,
       type: 'message',
       role: 'assistant',
-      model: model ?? 'unknown',
+      model: this.model ?? 'unknown',
       content: [],
       stop_reason: null,
       stop_sequence: null,
       usage: { input_tokens: 0, output_tokens: 0 },
     };
-    ctx.write(sseEvent('message_start', { type: 'message_start', message }));
+    this.ctx.write(sseEvent('message_start', { type: 'message_start', message }));
   }
 
-  function close(block: Block): void {
+  private close(block: Block): void {
     if (!block.open) return;
     block.open = false;
-    ctx.write(sseEvent('content_block_stop', { type: 'content_block_stop', index: block.index }));
+    this.ctx.write(sseEvent('content_block_stop', { type: 'content_block_stop', index: block.index }));
   }
 
-  function closeFlowing(): void {
-    if (flowing !== null) close(flowing);
-    flowing = null;
+  private closeFlowing(): void {
+    if (this.flowing !== null) this.close(this.flowing);
+    this.flowing = null;
   }
 
   /** The open block for a text or thinking key, opening a new one (and closing the other) when needed. */
-  function flowBlock(key: string, kind: 'text' | 'thinking'): Block {
-    begin();
-    const current = blocks.get(key);
+  private flowBlock(key: string, kind: 'text' | 'thinking'): Block {
+    this.begin();
+    const current = this.blocks.get(key);
     if (current !== undefined && current.open) return current;
-    closeFlowing();
-    const block: Block = { index: nextIndex++, kind, open: true, written: '', freeform: null };
-    blocks.set(key, block);
-    flowing = block;
+    this.closeFlowing();
+    const block: Block = { index: this.nextIndex++, kind, open: true, written: '', freeform: null };
+    this.blocks.set(key, block);
+    this.flowing = block;
     const content = kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' };
-    ctx.write(sseEvent('content_block_start', { type: 'content_block_start', index: block.index, content_block: content }));
+    this.ctx.write(sseEvent('content_block_start', { type: 'content_block_start', index: block.index, content_block: content }));
     return block;
   }
 
-  function delta(block: Block, delta: JsonObject): void {
-    ctx.write(sseEvent('content_block_delta', { type: 'content_block_delta', index: block.index, delta }));
+  private deltaChunk(block: Block, delta: JsonObject): void {
+    this.ctx.write(sseEvent('content_block_delta', { type: 'content_block_delta', index: block.index, delta }));
   }
 
   /**
    * A delta carrying one string (text, thinking, partial_json): the bulk of every stream, written
    * around the string's JSON alone; the same bytes as `delta`.
    */
-  function stringDelta(block: Block, type: string, key: string, value: string): void {
-    ctx.writeText(`event: content_block_delta\ndata: {"type":"content_block_delta","index":${block.index},"delta":{"type":"${type}","${key}":"`, value, '"}}\n\n');
+  private stringDelta(block: Block, type: string, key: string, value: string): void {
+    this.ctx.writeText(`event: content_block_delta\ndata: {"type":"content_block_delta","index":${block.index},"delta":{"type":"${type}","${key}":"`, value, '"}}\n\n');
   }
 
-  function toolBlock(id: string, name: string, providerExecuted: boolean): Block {
-    begin();
+  private toolBlock(id: string, name: string, providerExecuted: boolean): Block {
+    this.begin();
     const key = `tool:${id}`;
-    const current = blocks.get(key);
+    const current = this.blocks.get(key);
     if (current !== undefined && current.open) return current;
-    closeFlowing();
-    const block: Block = { index: nextIndex++, kind: 'tool', open: true, written: '', freeform: null };
-    blocks.set(key, block);
-    openTools.push(block);
+    this.closeFlowing();
+    const block: Block = { index: this.nextIndex++, kind: 'tool', open: true, written: '', freeform: null };
+    this.blocks.set(key, block);
+    this.openTools.push(block);
     const type = providerExecuted ? 'server_tool_use' : 'tool_use';
-    ctx.write(sseEvent('content_block_start', { type: 'content_block_start', index: block.index, content_block: { type, id, name, input: {} } }));
+    this.ctx.write(sseEvent('content_block_start', { type: 'content_block_start', index: block.index, content_block: { type, id, name, input: {} } }));
     return block;
   }
 
-  function argsDelta(block: Block, text: string): void {
+  private argsDelta(block: Block, text: string): void {
     block.written += text;
-    stringDelta(block, 'input_json_delta', 'partial_json', text);
+    this.stringDelta(block, 'input_json_delta', 'partial_json', text);
   }
 
-  function closeAll(): void {
-    closeFlowing();
-    for (const b of openTools) close(b);
-    openTools.length = 0;
+  private closeAll(): void {
+    this.closeFlowing();
+    for (const b of this.openTools) this.close(b);
+    this.openTools.length = 0;
   }
 
-  function writeError(code: string, message: string): void {
-    begin();
-    closeAll();
-    errorWritten = true;
-    ctx.write(sseEvent('error', { type: 'error', error: { type: code, message } }));
+  private writeError(code: string, message: string): void {
+    this.begin();
+    this.closeAll();
+    this.errorWritten = true;
+    this.ctx.write(sseEvent('error', { type: 'error', error: { type: code, message } }));
   }
 
-  function finish(stopReason: StopReason, providerReason: string | null): void {
-    begin();
-    closeAll();
+  private finish(stopReason: StopReason, providerReason: string | null): void {
+    this.begin();
+    this.closeAll();
     if (stopReason === 'error') {
-      if (!errorWritten) writeError('api_error', `the response ended with an error${providerReason === null ? '' : ` (${providerReason})`}`);
-      ctx.lose('usage', usage === null ? 'no usage was reported: message_start says 0 tokens' : 'the usage of a failed response (an error event has no place for it)');
+      if (!this.errorWritten) this.writeError('api_error', `the response ended with an error${providerReason === null ? '' : ` (${providerReason})`}`);
+      this.ctx.lose('usage', this.usage === null ? 'no usage was reported: message_start says 0 tokens' : 'the usage of a failed response (an error event has no place for it)');
       return;
     }
     // the wire has numbers only: an unknown usage becomes zeros, and the report says so
-    if (usage === null) ctx.lose('usage', 'no usage was reported: written as 0 tokens');
+    if (this.usage === null) this.ctx.lose('usage', 'no usage was reported: written as 0 tokens');
     let reason = STOP_REASONS[stopReason];
-    if (sameFamily && providerReason !== null && NATIVE_REASONS.has(providerReason)) reason = providerReason;
+    if (this.sameFamily && providerReason !== null && NATIVE_REASONS.has(providerReason)) reason = providerReason;
     if (reason === null) {
-      ctx.lose('stop_reason', `${stopReason}${providerReason === null ? '' : ` (${providerReason})`} written as end_turn`);
+      this.ctx.lose('stop_reason', `${stopReason}${providerReason === null ? '' : ` (${providerReason})`} written as end_turn`);
       reason = 'end_turn';
     }
-    ctx.write(
+    this.ctx.write(
       sseEvent('message_delta', {
         type: 'message_delta',
         delta: { stop_reason: reason, stop_sequence: null },
-        usage: anthropicUsage(usage, sameFamily),
+        usage: anthropicUsage(this.usage, this.sameFamily),
       }),
     );
-    ctx.write(sseEvent('message_stop', { type: 'message_stop' }));
+    this.ctx.write(sseEvent('message_stop', { type: 'message_stop' }));
   }
 
-  function push(ev: UnifiedEvent): void {
+  push(ev: UnifiedEvent): void {
     if (ev.choice !== undefined && ev.choice !== 0 && ev.type !== 'done') {
-      ctx.lose('choice', `events of choice ${ev.choice} (the Messages wire has one choice)`);
+      this.ctx.lose('choice', `events of choice ${ev.choice} (the Messages wire has one choice)`);
       return;
     }
     switch (ev.type) {
       case 'start':
-        id = ev.id;
-        model = ev.model;
-        sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
-        begin();
+        this.id = ev.id;
+        this.model = ev.model;
+        this.sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
+        this.begin();
         return;
       case 'text_delta':
-        stringDelta(flowBlock(`text:${ev.index}`, 'text'), 'text_delta', 'text', ev.text);
+        this.stringDelta(this.flowBlock(`text:${ev.index}`, 'text'), 'text_delta', 'text', ev.text);
         return;
       case 'reasoning_delta':
-        stringDelta(flowBlock(`thinking:${ev.index}`, 'thinking'), 'thinking_delta', 'thinking', ev.text);
+        this.stringDelta(this.flowBlock(`thinking:${ev.index}`, 'thinking'), 'thinking_delta', 'thinking', ev.text);
         return;
       case 'signature':
-        if (!sameFamily || ev.kind === 'thought_signature' || ev.kind === 'encrypted_content') {
-          ctx.lose('signature', `a ${ev.kind} from another provider family`);
+        if (!this.sameFamily || ev.kind === 'thought_signature' || ev.kind === 'encrypted_content') {
+          this.ctx.lose('signature', `a ${ev.kind} from another provider family`);
         } else if (ev.kind === 'redacted_thinking') {
-          begin();
-          closeFlowing();
-          const index = nextIndex++;
-          ctx.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: ev.signature } }));
-          ctx.write(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
+          this.begin();
+          this.closeFlowing();
+          const index = this.nextIndex++;
+          this.ctx.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: ev.signature } }));
+          this.ctx.write(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
         } else {
           // the signature closes its thinking block (omitted thinking: a block with no text)
-          const block = flowBlock(`thinking:${ev.index}`, 'thinking');
-          delta(block, { type: 'signature_delta', signature: ev.signature });
-          closeFlowing();
+          const block = this.flowBlock(`thinking:${ev.index}`, 'thinking');
+          this.deltaChunk(block, { type: 'signature_delta', signature: ev.signature });
+          this.closeFlowing();
         }
         return;
       case 'tool_call_start':
-        if (ev.providerExecuted === true && !sameFamily) ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
-        else toolBlock(ev.id, ev.name, ev.providerExecuted === true);
+        if (ev.providerExecuted === true && !this.sameFamily) this.ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
+        else this.toolBlock(ev.id, ev.name, ev.providerExecuted === true);
         return;
       case 'tool_call_delta': {
-        if (ev.providerExecuted === true && !sameFamily) return; // counted at its start
+        if (ev.providerExecuted === true && !this.sameFamily) return; // counted at its start
         if (ev.argumentsDelta.length === 0) return;
-        const block = toolBlock(ev.id, '', ev.providerExecuted === true);
+        const block = this.toolBlock(ev.id, '', ev.providerExecuted === true);
         // input_json_delta must build a JSON object: free-form input (it does not start as one) waits for its done
         if (block.freeform === null && block.written === '' && !/^\s*\{/.test(ev.argumentsDelta)) block.freeform = '';
         if (block.freeform !== null) block.freeform += ev.argumentsDelta;
-        else argsDelta(block, ev.argumentsDelta);
+        else this.argsDelta(block, ev.argumentsDelta);
         return;
       }
       case 'tool_call_done': {
-        if (ev.providerExecuted === true && !sameFamily) return;
-        const block = toolBlock(ev.id, ev.name, ev.providerExecuted === true);
+        if (ev.providerExecuted === true && !this.sameFamily) return;
+        const block = this.toolBlock(ev.id, ev.name, ev.providerExecuted === true);
         if (block.freeform !== null || (block.written === '' && !isJsonObject(ev.arguments))) {
           if (ev.arguments.trim() !== '') {
-            ctx.lose('tool_input', `free-form input of ${ev.name} written as {"input": …}`);
-            argsDelta(block, JSON.stringify({ input: ev.arguments }));
+            this.ctx.lose('tool_input', `free-form input of ${ev.name} written as {"input": …}`);
+            this.argsDelta(block, JSON.stringify({ input: ev.arguments }));
           }
-          close(block);
+          this.close(block);
           return;
         }
         // the authoritative arguments: what the deltas did not already say
         if (ev.arguments.startsWith(block.written)) {
           const rest = ev.arguments.slice(block.written.length);
-          if (rest.length > 0) argsDelta(block, rest);
+          if (rest.length > 0) this.argsDelta(block, rest);
         }
-        close(block);
+        this.close(block);
         return;
       }
       case 'tool_result':
-        ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
+        this.ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
         return;
       case 'citation': {
-        const block = blocks.get(`text:${ev.index}`);
-        if (sameFamily && block !== undefined && block.open) delta(block, { type: 'citations_delta', citation: ev.raw });
-        else ctx.lose('citation', ev.url ?? ev.source ?? ev.title ?? 'a citation');
+        const block = this.blocks.get(`text:${ev.index}`);
+        if (this.sameFamily && block !== undefined && block.open) this.deltaChunk(block, { type: 'citations_delta', citation: ev.raw });
+        else this.ctx.lose('citation', ev.url ?? ev.source ?? ev.title ?? 'a citation');
         return;
       }
       case 'file':
-        if (ev.partial !== true) ctx.lose('file', `a ${ev.mimeType ?? 'file'} of ${ev.data.length} base64 characters`);
+        if (ev.partial !== true) this.ctx.lose('file', `a ${ev.mimeType ?? 'file'} of ${ev.data.length} base64 characters`);
         return;
       case 'audio_delta':
-        ctx.lose('audio', `${ev.mimeType ?? 'audio'} deltas`);
+        this.ctx.lose('audio', `${ev.mimeType ?? 'audio'} deltas`);
         return;
       case 'usage':
-        usage = ev;
+        this.usage = ev;
         return;
       case 'error':
-        if (ev.terminal) writeError(ev.code, ev.message);
-        else ctx.lose('error', `${ev.code}: ${ev.message}`);
+        if (ev.terminal) this.writeError(ev.code, ev.message);
+        else this.ctx.lose('error', `${ev.code}: ${ev.message}`);
         return;
       case 'done':
-        if (!loseOtherChoices(ev, ctx)) finish(ev.stopReason, ev.providerReason);
+        if (!loseOtherChoices(ev, this.ctx)) this.finish(ev.stopReason, ev.providerReason);
         return;
       case 'raw':
       case 'session':
@@ -297,21 +305,23 @@ function createResponse(ctx: TargetContext): TargetResponse {
       case 'input_transcript':
       case 'segment':
       case 'notice':
-        loseNotice(ev, ctx);
+        loseNotice(ev, this.ctx);
         return;
       default:
         assertNever(ev);
     }
   }
 
-  return {
-    push,
-    rawDeltas: 'all',
-    abort() {
-      if (!errorWritten) writeError('api_error', 'the source stream ended before the response was done');
-      if (usage !== null) ctx.lose('usage', 'the usage of a response cut short (an error event has no place for it)');
-    },
-  };
+  readonly rawDeltas = 'all';
+
+  abort(): void {
+    if (!this.errorWritten) this.writeError('api_error', 'the source stream ended before the response was done');
+    if (this.usage !== null) this.ctx.lose('usage', 'the usage of a response cut short (an error event has no place for it)');
+  }
+}
+
+function createResponse(ctx: TargetContext): TargetResponse {
+  return new MessagesResponse(ctx);
 }
 
 export const anthropicMessagesTarget = defineTarget({

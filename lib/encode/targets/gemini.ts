@@ -229,54 +229,65 @@ interface OpenCall {
   text: string;
 }
 
-function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
-  let id: string | null = null;
-  let model: string | null = null;
+/**
+ * One response being written. A class, not a closure per step: a log of short responses makes one
+ * a response, and a closure each of its steps per response costs an allocation each (and, where the
+ * code runs through a transform that keeps function names, as tsx does, a defineProperty each).
+ */
+class GeminiResponse implements TargetResponse {
+  private id: string | null = null;
+  private model: string | null = null;
   /** Signatures of this family carry. */
-  let sameFamily = false;
+  private sameFamily = false;
   /** From generateContent itself: its usageMetadata (raw) as it came, and its hosted calls and results as their own parts. */
-  let own = false;
+  private own = false;
   /** Provider-executed calls of generateContent (by id): written as parts at their done. */
-  const hosted = new Set<string>();
-  let usage: UsageEvent | null = null;
-  let ended = false;
-  let wroteContent = false;
-  const candidates: Candidate[] = [];
-  const calls = new Map<string, OpenCall>();
-  let pending: Pending | null = null;
+  private readonly hosted = new Set<string>();
+  private usage: UsageEvent | null = null;
+  private ended = false;
+  private wroteContent = false;
+  private readonly candidates: Candidate[] = [];
+  private readonly calls = new Map<string, OpenCall>();
+  private pending: Pending | null = null;
 
-  function candidate(k: number): Candidate {
-    let c = candidates.find((x) => x.k === k);
+  /** The chunk's fields after `candidates` (modelVersion, responseId) as JSON text, kept until the start event changes them. */
+  private tail: string | null = null;
+
+  constructor(
+    private readonly ctx: TargetContext,
+    private readonly framing: Framing,
+  ) {}
+
+  private candidate(k: number): Candidate {
+    let c = this.candidates.find((x) => x.k === k);
     if (c === undefined) {
       c = { k, answer: '', runs: new Map(), unsettled: [], cites: [], stop: null, lastKind: 'none', lastIndex: -1 };
-      let i = candidates.length;
-      while (i > 0 && candidates[i - 1]!.k > k) i--;
-      candidates.splice(i, 0, c);
+      let i = this.candidates.length;
+      while (i > 0 && this.candidates[i - 1]!.k > k) i--;
+      this.candidates.splice(i, 0, c);
     }
     return c;
   }
 
-  /** The chunk's fields after `candidates` (modelVersion, responseId) as JSON text, kept until the start event changes them. */
-  let tail: string | null = null;
 
   /**
    * The chunk of one text or thought part, the bulk of every stream: written around the text's JSON
    * alone, the same bytes as chunk().
    */
-  function textChunk(k: number, text: string, thought: boolean): void {
-    tail ??= `${model === null ? '' : `,"modelVersion":${JSON.stringify(model)}`}${id === null ? '' : `,"responseId":${JSON.stringify(id)}`}}`;
-    const after = `"${thought ? ',"thought":true' : ''}}]},"index":${k}}]${tail}`;
+  private textChunk(k: number, text: string, thought: boolean): void {
+    this.tail ??= `${this.model === null ? '' : `,"modelVersion":${JSON.stringify(this.model)}`}${this.id === null ? '' : `,"responseId":${JSON.stringify(this.id)}`}}`;
+    const after = `"${thought ? ',"thought":true' : ''}}]},"index":${k}}]${this.tail}`;
     const before = '{"candidates":[{"content":{"role":"model","parts":[{"text":"';
-    if (framing === 'sse') ctx.writeText(`data: ${before}`, text, `${after}\r\n\r\n`);
+    if (this.framing === 'sse') this.ctx.writeText(`data: ${before}`, text, `${after}\r\n\r\n`);
     else {
-      const state = outputOf(ctx);
-      ctx.writeText(state.open ? `\n,\r\n${before}` : `[${before}`, text, after);
+      const state = outputOf(this.ctx);
+      this.ctx.writeText(state.open ? `\n,\r\n${before}` : `[${before}`, text, after);
       state.open = true;
     }
   }
 
   /** A text or thought part with nothing else ({text} or {text, thought: true}, in that order). */
-  function plainText(kind: PartKind, p: JsonObject): p is { text: string } {
+  private plainText(kind: PartKind, p: JsonObject): p is { text: string } {
     if (kind !== 'text' && kind !== 'thought') return false;
     if (typeof p['text'] !== 'string') return false;
     let n = 0;
@@ -284,75 +295,75 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
     return kind === 'thought' ? n === 2 : n === 1;
   }
 
-  function chunk(cands: JsonObject[], extra?: JsonObject): void {
+  private chunk(cands: JsonObject[], extra?: JsonObject): void {
     const out: JsonObject = {};
     if (cands.length > 0) out['candidates'] = cands;
     if (extra !== undefined) Object.assign(out, extra);
-    if (model !== null) out['modelVersion'] = model;
-    if (id !== null) out['responseId'] = id;
-    writeChunk(ctx, framing, out);
+    if (this.model !== null) out['modelVersion'] = this.model;
+    if (this.id !== null) out['responseId'] = this.id;
+    writeChunk(this.ctx, this.framing, out);
   }
 
-  function content(parts: JsonObject[]): JsonObject {
+  private content(parts: JsonObject[]): JsonObject {
     return { role: 'model', parts };
   }
 
   /** A signature alone, for a block with nothing else: an empty part of a new thought (or text) block. */
-  function settle(p: Pending): JsonObject {
+  private settle(p: Pending): JsonObject {
     if (p.kind !== 'signature') return p.part;
-    const thought = candidate(p.k).lastKind !== 'thought';
+    const thought = this.candidate(p.k).lastKind !== 'thought';
     return thought ? { text: '', thought: true, ...p.part } : { text: '', ...p.part };
   }
 
-  function flushPending(): void {
-    if (pending === null) return;
-    const p = pending;
-    pending = null;
-    if (plainText(p.kind, p.part)) textChunk(p.k, p.part.text, p.kind === 'thought');
-    else chunk([{ content: content([settle(p)]), index: p.k }]);
+  private flushPending(): void {
+    if (this.pending === null) return;
+    const p = this.pending;
+    this.pending = null;
+    if (this.plainText(p.kind, p.part)) this.textChunk(p.k, p.part.text, p.kind === 'thought');
+    else this.chunk([{ content: this.content([this.settle(p)]), index: p.k }]);
   }
 
-  function part(k: number, kind: PartKind, index: number, p: JsonObject): void {
-    wroteContent = true;
-    if (pending !== null && pending.kind === 'signature' && pending.k === k && pending.index === index && (kind === 'text' || kind === 'thought')) {
+  private part(k: number, kind: PartKind, index: number, p: JsonObject): void {
+    this.wroteContent = true;
+    if (this.pending !== null && this.pending.kind === 'signature' && this.pending.k === k && this.pending.index === index && (kind === 'text' || kind === 'thought')) {
       // the signature of a block that had not begun: it goes on the block's first part
-      pending = { k, kind, index, part: { ...p, ...pending.part } };
+      this.pending = { k, kind, index, part: { ...p, ...this.pending.part } };
     } else {
-      flushPending();
-      if (sameFamily) pending = { k, kind, index, part: p };
-      else if (plainText(kind, p)) textChunk(k, p.text, kind === 'thought');
-      else chunk([{ content: content([p]), index: k }]);
+      this.flushPending();
+      if (this.sameFamily) this.pending = { k, kind, index, part: p };
+      else if (this.plainText(kind, p)) this.textChunk(k, p.text, kind === 'thought');
+      else this.chunk([{ content: this.content([p]), index: k }]);
     }
-    const c = candidate(k);
+    const c = this.candidate(k);
     c.lastKind = kind;
     c.lastIndex = index;
   }
 
-  function signature(k: number, index: number, sig: string): void {
-    if (pending !== null && pending.k === k && pending.index === index && pending.part['thoughtSignature'] === undefined && pending.kind !== 'signature') {
-      pending.part['thoughtSignature'] = sig;
+  private signature(k: number, index: number, sig: string): void {
+    if (this.pending !== null && this.pending.k === k && this.pending.index === index && this.pending.part['thoughtSignature'] === undefined && this.pending.kind !== 'signature') {
+      this.pending.part['thoughtSignature'] = sig;
       return;
     }
-    const c = candidate(k);
+    const c = this.candidate(k);
     if (c.lastIndex === index) {
       // the block's later signature: an empty part of the same kind continues it
       const p: JsonObject =
         c.lastKind === 'text' ? { text: '', thoughtSignature: sig } : c.lastKind === 'thought' ? { text: '', thought: true, thoughtSignature: sig } : { thoughtSignature: sig };
-      flushPending();
-      wroteContent = true;
-      chunk([{ content: content([p]), index: k }]);
+      this.flushPending();
+      this.wroteContent = true;
+      this.chunk([{ content: this.content([p]), index: k }]);
       return;
     }
-    flushPending();
-    wroteContent = true;
-    pending = { k, kind: 'signature', index, part: { thoughtSignature: sig } };
+    this.flushPending();
+    this.wroteContent = true;
+    this.pending = { k, kind: 'signature', index, part: { thoughtSignature: sig } };
     c.lastIndex = index;
   }
 
-  function callPart(k: number, callId: string, name: string, args: string, index: number): void {
+  private callPart(k: number, callId: string, name: string, args: string, index: number): void {
     const { args: value, wrapped } = argumentsObject(args);
-    if (wrapped) ctx.lose('tool_input', `input of ${name} that is not a JSON object, written as {"input": …}`);
-    part(k, 'call', index, { functionCall: { id: callId, name, args: value } });
+    if (wrapped) this.ctx.lose('tool_input', `input of ${name} that is not a JSON object, written as {"input": …}`);
+    this.part(k, 'call', index, { functionCall: { id: callId, name, args: value } });
   }
 
   /**
@@ -361,48 +372,48 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
    * type), else a server-side MCP `functionCall` (its `functionResponse`
    * follows as the next part, which is how a reader knows the server ran it).
    */
-  function hostedCall(k: number, index: number, callId: string, name: string, args: string): void {
+  private hostedCall(k: number, index: number, callId: string, name: string, args: string): void {
     const { args: value, wrapped } = argumentsObject(args);
-    if (wrapped) ctx.lose('tool_input', `input of ${name} that is not a JSON object, written as {"input": …}`);
-    if (name === 'code_execution') part(k, 'call', index, { executableCode: { ...value, id: callId } });
+    if (wrapped) this.ctx.lose('tool_input', `input of ${name} that is not a JSON object, written as {"input": …}`);
+    if (name === 'code_execution') this.part(k, 'call', index, { executableCode: { ...value, id: callId } });
     else if (TOOL_TYPES.has(name) || name === 'server_tool') {
       const call: JsonObject = { id: callId };
       if (name !== 'server_tool') call['toolType'] = name.toUpperCase();
       call['args'] = value;
-      part(k, 'call', index, { toolCall: call });
-    } else part(k, 'call', index, { functionCall: { id: callId, name, args: value } });
+      this.part(k, 'call', index, { toolCall: call });
+    } else this.part(k, 'call', index, { functionCall: { id: callId, name, args: value } });
   }
 
   /** The result of generateContent's own hosted call, as the part it came in; false when it has no such shape. */
-  function hostedResult(k: number, index: number, callId: string, name: string, result: Json): boolean {
+  private hostedResult(k: number, index: number, callId: string, name: string, result: Json): boolean {
     if (name === 'code_execution') {
       if (!isObject(result)) return false;
-      part(k, 'other', index, { codeExecutionResult: result });
+      this.part(k, 'other', index, { codeExecutionResult: result });
     } else if (TOOL_TYPES.has(name) || name === 'server_tool') {
       const response: JsonObject = { id: callId };
       if (name !== 'server_tool') response['toolType'] = name.toUpperCase();
       response['response'] = result;
-      part(k, 'other', index, { toolResponse: response });
-    } else part(k, 'other', index, { functionResponse: { id: callId, name, response: result } });
+      this.part(k, 'other', index, { toolResponse: response });
+    } else this.part(k, 'other', index, { functionResponse: { id: callId, name, response: result } });
     return true;
   }
 
   /** Calls whose done never came: written with what their deltas said. */
-  function writeOpenCalls(): void {
-    for (const [callId, call] of calls) callPart(call.k, callId, call.name, call.text, call.index);
-    calls.clear();
+  private writeOpenCalls(): void {
+    for (const [callId, call] of this.calls) this.callPart(call.k, callId, call.name, call.text, call.index);
+    this.calls.clear();
   }
 
-  function usageMetadata(): JsonObject | null {
-    if (usage === null) return null;
-    if (own && isObject(usage.raw)) return usage.raw;
-    const out = geminiUsageMetadata(usage);
-    if (usage.outputTokens === null && usage.reasoningTokens !== null) ctx.lose('usage', 'reasoning tokens without an output count');
+  private usageMetadata(): JsonObject | null {
+    if (this.usage === null) return null;
+    if (this.own && isObject(this.usage.raw)) return this.usage.raw;
+    const out = geminiUsageMetadata(this.usage);
+    if (this.usage.outputTokens === null && this.usage.reasoningTokens !== null) this.ctx.lose('usage', 'reasoning tokens without an output count');
     return out;
   }
 
   /** The unsettled deltas into the answer and its runs, in order. */
-  function place(c: Candidate): void {
+  private place(c: Candidate): void {
     for (const u of c.unsettled) {
       const text = u.raw ? decodeBody(u.text) : u.text;
       let runs = c.runs.get(u.index);
@@ -417,27 +428,27 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
   }
 
   /** A citation of candidate c as a citationSources entry: uri, title, and UTF-8 offsets into the answer text. */
-  function citationSource(c: Candidate, ev: CitationEvent): JsonObject {
-    place(c);
+  private citationSource(c: Candidate, ev: CitationEvent): JsonObject {
+    this.place(c);
     const label = ev.url ?? ev.source ?? ev.title ?? 'a citation';
     const out: JsonObject = {};
     if (ev.start !== undefined && ev.end !== undefined) {
-      const start = answerPos(c, ev.index, ev.start);
-      const end = answerPos(c, ev.index, ev.end);
+      const start = this.answerPos(c, ev.index, ev.start);
+      const end = this.answerPos(c, ev.index, ev.end);
       if (start !== null && end !== null) {
         out['startIndex'] = utf8(c.answer.slice(0, start));
         out['endIndex'] = utf8(c.answer.slice(0, end));
-      } else ctx.lose('citation', `the offsets of ${label} (not in the text written)`);
+      } else this.ctx.lose('citation', `the offsets of ${label} (not in the text written)`);
     }
     if (ev.url !== undefined) out['uri'] = ev.url;
     if (ev.title !== undefined) out['title'] = ev.title;
-    if (ev.url === undefined && ev.source !== undefined) ctx.lose('citation', `the source of ${label} (citationSources name a uri)`);
-    if (ev.citedText !== undefined) ctx.lose('citation', `the cited text of ${label}`);
+    if (ev.url === undefined && ev.source !== undefined) this.ctx.lose('citation', `the source of ${label} (citationSources name a uri)`);
+    if (ev.citedText !== undefined) this.ctx.lose('citation', `the cited text of ${label}`);
     return out;
   }
 
   /** A position in text block `index` (UTF-16) as a position in the candidate's answer text. */
-  function answerPos(c: Candidate, index: number, offset: number): number | null {
+  private answerPos(c: Candidate, index: number, offset: number): number | null {
     let base = 0;
     for (const run of c.runs.get(index) ?? []) {
       if (offset <= base + run.len) return run.pos + offset - base;
@@ -446,25 +457,25 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
     return null;
   }
 
-  function citationMetadata(c: Candidate): JsonObject {
-    return { citationMetadata: { citationSources: c.cites.map((ev) => citationSource(c, ev)) } };
+  private citationMetadata(c: Candidate): JsonObject {
+    return { citationMetadata: { citationSources: c.cites.map((ev) => this.citationSource(c, ev)) } };
   }
 
-  function fail(ev: Pick<ErrorEvent, 'code' | 'message' | 'status' | 'raw'>): void {
-    for (const c of candidates) for (const cite of c.cites) ctx.lose('citation', `${cite.url ?? cite.source ?? cite.title ?? 'a citation'} (the response failed)`);
-    flushPending();
-    writeOpenCalls();
-    flushPending();
-    const u = usageMetadata();
+  private fail(ev: Pick<ErrorEvent, 'code' | 'message' | 'status' | 'raw'>): void {
+    for (const c of this.candidates) for (const cite of c.cites) this.ctx.lose('citation', `${cite.url ?? cite.source ?? cite.title ?? 'a citation'} (the response failed)`);
+    this.flushPending();
+    this.writeOpenCalls();
+    this.flushPending();
+    const u = this.usageMetadata();
     // the usage so far still bills the request
-    if (u !== null) chunk([], { usageMetadata: u });
-    writeChunk(ctx, framing, sameFamily && isObject(ev.raw) && isObject(ev.raw['error']) ? ev.raw : errorChunk(ev));
-    ended = true;
+    if (u !== null) this.chunk([], { usageMetadata: u });
+    writeChunk(this.ctx, this.framing, this.sameFamily && isObject(ev.raw) && isObject(ev.raw['error']) ? ev.raw : errorChunk(ev));
+    this.ended = true;
   }
 
-  function finishReason(stop: DoneChoice): string {
+  private finishReason(stop: DoneChoice): string {
     const native = stop.providerReason;
-    if (sameFamily && native !== null) {
+    if (this.sameFamily && native !== null) {
       const reads = FINISH_READS[native];
       if (reads === stop.stopReason || (reads === 'end' && stop.stopReason === 'tool_use')) return native;
     }
@@ -472,119 +483,119 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
     return FINISH[stop.stopReason];
   }
 
-  function finish(ev: DoneChoice): void {
-    writeOpenCalls();
-    const u = usageMetadata();
+  private finish(ev: DoneChoice): void {
+    this.writeOpenCalls();
+    const u = this.usageMetadata();
     const extra: JsonObject | undefined = u === null ? undefined : { usageMetadata: u };
-    if (sameFamily && ev.stopReason === 'refusal' && !wroteContent && ev.providerReason !== null && BLOCK_REASONS.has(ev.providerReason)) {
+    if (this.sameFamily && ev.stopReason === 'refusal' && !this.wroteContent && ev.providerReason !== null && BLOCK_REASONS.has(ev.providerReason)) {
       // the prompt itself was blocked: no candidate at all
-      chunk([], { promptFeedback: { blockReason: ev.providerReason }, ...extra });
-      ended = true;
+      this.chunk([], { promptFeedback: { blockReason: ev.providerReason }, ...extra });
+      this.ended = true;
       return;
     }
-    candidate(0).stop = ev;
-    const last = pending;
-    pending = null;
-    const cands = candidates.map((c) => {
+    this.candidate(0).stop = ev;
+    const last = this.pending;
+    this.pending = null;
+    const cands = this.candidates.map((c) => {
       const out: JsonObject = {};
-      if (last !== null && last.k === c.k) out['content'] = content([settle(last)]);
-      if (c.cites.length > 0) Object.assign(out, own ? ownSources(c.cites) : citationMetadata(c));
+      if (last !== null && last.k === c.k) out['content'] = this.content([this.settle(last)]);
+      if (c.cites.length > 0) Object.assign(out, this.own ? ownSources(c.cites) : this.citationMetadata(c));
       // a candidate whose own stop never came: Google's "not specified"
-      out['finishReason'] = c.stop === null ? 'FINISH_REASON_UNSPECIFIED' : finishReason(c.stop);
+      out['finishReason'] = c.stop === null ? 'FINISH_REASON_UNSPECIFIED' : this.finishReason(c.stop);
       out['index'] = c.k;
       return out;
     });
-    chunk(cands, extra);
-    ended = true;
-    const output = outputOf(ctx);
-    output.lastId = id;
-    output.lastWaiting = candidates.some((c) => c.lastKind === 'call');
+    this.chunk(cands, extra);
+    this.ended = true;
+    const output = outputOf(this.ctx);
+    output.lastId = this.id;
+    output.lastWaiting = this.candidates.some((c) => c.lastKind === 'call');
   }
 
-  function push(ev: UnifiedEvent): void {
-    if (ended) return;
+  push(ev: UnifiedEvent): void {
+    if (this.ended) return;
     const k = ev.choice ?? 0;
     switch (ev.type) {
       case 'start': {
-        const output = outputOf(ctx);
+        const output = outputOf(this.ctx);
         // Gemini reads a response that ended on a call, followed by the same responseId, as one response
         // (server-side MCP): a source whose ids repeat (Live's session id) must not say it
         if (ev.id !== null && ev.id === output.lastId && output.lastWaiting) {
-          ctx.lose('response_id', `${ev.id} repeated: the previous response ended on a call under it`);
-          id = null;
-        } else id = ev.id;
-        model = ev.model;
-        tail = null;
-        sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
-        own = ev.dialect === 'gemini';
+          this.ctx.lose('response_id', `${ev.id} repeated: the previous response ended on a call under it`);
+          this.id = null;
+        } else this.id = ev.id;
+        this.model = ev.model;
+        this.tail = null;
+        this.sameFamily = ev.dialect !== undefined && (FAMILY as readonly string[]).includes(ev.dialect);
+        this.own = ev.dialect === 'gemini';
         return;
       }
       case 'text_delta': {
-        const raw = ctx.rawBody(ev.text);
-        candidate(k).unsettled.push({ index: ev.index, text: raw ?? ev.text, raw: raw !== null });
-        part(k, 'text', ev.index, { text: ev.text });
+        const raw = this.ctx.rawBody(ev.text);
+        this.candidate(k).unsettled.push({ index: ev.index, text: raw ?? ev.text, raw: raw !== null });
+        this.part(k, 'text', ev.index, { text: ev.text });
         return;
       }
       case 'reasoning_delta':
-        part(k, 'thought', ev.index, { text: ev.text, thought: true });
+        this.part(k, 'thought', ev.index, { text: ev.text, thought: true });
         return;
       case 'signature':
-        if (!sameFamily || ev.kind !== 'thought_signature') ctx.lose('signature', `a ${ev.kind} from another provider family`);
-        else signature(k, ev.index, ev.signature);
+        if (!this.sameFamily || ev.kind !== 'thought_signature') this.ctx.lose('signature', `a ${ev.kind} from another provider family`);
+        else this.signature(k, ev.index, ev.signature);
         return;
       case 'tool_call_start':
         if (ev.providerExecuted === true) {
-          if (own) hosted.add(ev.id);
-          else ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
-        } else if (!calls.has(ev.id)) calls.set(ev.id, { k, index: ev.index, name: ev.name, text: '' });
+          if (this.own) this.hosted.add(ev.id);
+          else this.ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
+        } else if (!this.calls.has(ev.id)) this.calls.set(ev.id, { k, index: ev.index, name: ev.name, text: '' });
         return;
       case 'tool_call_delta': {
         if (ev.providerExecuted === true) return; // counted at its start
-        let call = calls.get(ev.id);
-        if (call === undefined) calls.set(ev.id, (call = { k, index: ev.index, name: '', text: '' }));
+        let call = this.calls.get(ev.id);
+        if (call === undefined) this.calls.set(ev.id, (call = { k, index: ev.index, name: '', text: '' }));
         call.text += ev.argumentsDelta;
         return;
       }
       case 'tool_call_done':
         if (ev.providerExecuted === true) {
-          if (hosted.has(ev.id)) hostedCall(k, ev.index, ev.id, ev.name, ev.arguments);
+          if (this.hosted.has(ev.id)) this.hostedCall(k, ev.index, ev.id, ev.name, ev.arguments);
           return;
         }
-        calls.delete(ev.id);
-        callPart(k, ev.id, ev.name, ev.arguments, ev.index);
+        this.calls.delete(ev.id);
+        this.callPart(k, ev.id, ev.name, ev.arguments, ev.index);
         return;
       case 'tool_result':
-        if (!own || !hostedResult(k, ev.index, ev.id, ev.name, ev.result)) ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
+        if (!this.own || !this.hostedResult(k, ev.index, ev.id, ev.name, ev.result)) this.ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
         return;
       case 'citation':
-        candidate(k).cites.push(ev);
+        this.candidate(k).cites.push(ev);
         return;
       case 'file':
         if (ev.partial !== true) {
           const blob: JsonObject = { data: ev.data };
           if (ev.mimeType !== null) blob['mimeType'] = ev.mimeType;
-          part(k, 'other', ev.index, { inlineData: blob });
+          this.part(k, 'other', ev.index, { inlineData: blob });
         }
         return;
       case 'audio_delta':
-        if (ev.mimeType === null || !ev.mimeType.startsWith('audio/')) ctx.lose('audio', `${ev.mimeType ?? 'untyped'} audio (inlineData needs an audio/… type)`);
-        else part(k, 'audio', ev.index, { inlineData: { mimeType: ev.mimeType, data: ev.data } });
+        if (ev.mimeType === null || !ev.mimeType.startsWith('audio/')) this.ctx.lose('audio', `${ev.mimeType ?? 'untyped'} audio (inlineData needs an audio/… type)`);
+        else this.part(k, 'audio', ev.index, { inlineData: { mimeType: ev.mimeType, data: ev.data } });
         return;
       case 'usage':
-        usage = ev;
+        this.usage = ev;
         return;
       case 'error':
-        if (ev.terminal) fail(ev);
-        else ctx.lose('error', `${ev.code}: ${ev.message}`);
+        if (ev.terminal) this.fail(ev);
+        else this.ctx.lose('error', `${ev.code}: ${ev.message}`);
         return;
       case 'done':
         if (k !== 0) {
-          candidate(k).stop = { choice: k, stopReason: ev.stopReason, providerReason: ev.providerReason };
+          this.candidate(k).stop = { choice: k, stopReason: ev.stopReason, providerReason: ev.providerReason };
           return;
         }
-        for (const c of ev.choices ?? []) candidate(c.choice).stop = c;
-        if (ev.stopReason === 'error') fail({ code: 'api_error', message: `the response ended with an error${ev.providerReason === null ? '' : ` (${ev.providerReason})`}` });
-        else finish({ choice: 0, stopReason: ev.stopReason, providerReason: ev.providerReason });
+        for (const c of ev.choices ?? []) this.candidate(c.choice).stop = c;
+        if (ev.stopReason === 'error') this.fail({ code: 'api_error', message: `the response ended with an error${ev.providerReason === null ? '' : ` (${ev.providerReason})`}` });
+        else this.finish({ choice: 0, stopReason: ev.stopReason, providerReason: ev.providerReason });
         return;
       case 'raw':
       case 'session':
@@ -593,23 +604,25 @@ function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
       case 'input_transcript':
       case 'segment':
       case 'notice':
-        loseNotice(ev, ctx);
+        loseNotice(ev, this.ctx);
         return;
       default:
         assertNever(ev);
     }
   }
 
-  return {
-    push,
-    // a part is held back (for a signature that may follow) only from its own family: written at once otherwise
-    get rawDeltas() {
-      return sameFamily ? undefined : 'all';
-    },
-    abort() {
-      if (!ended) fail({ code: 'incomplete_stream', message: 'the source stream ended before the response was done' });
-    },
-  };
+  // a part is held back (for a signature that may follow) only from its own family: written at once otherwise
+  get rawDeltas() {
+    return this.sameFamily ? undefined : 'all';
+  }
+
+  abort(): void {
+    if (!this.ended) this.fail({ code: 'incomplete_stream', message: 'the source stream ended before the response was done' });
+  }
+}
+
+function createResponse(ctx: TargetContext, framing: Framing): TargetResponse {
+  return new GeminiResponse(ctx, framing);
 }
 
 function definition<const N extends string>(name: N, framing: Framing) {

@@ -46,158 +46,166 @@ function chatUsage(u: UsageEvent): JsonObject {
   return out;
 }
 
-function createResponse(ctx: TargetContext): TargetResponse {
-  let id = 'chatcmpl-wirefold';
-  let model = 'unknown';
-  let sameFamily = false;
-  const created = Math.floor(Date.now() / 1000);
-  let usage: UsageEvent | null = null;
-  const choices: ChoiceState[] = [];
-  let ended = false;
+/**
+ * One response being written. A class, not a closure per step: a log of short responses makes one
+ * a response, and a closure each of its steps per response costs an allocation each (and, where the
+ * code runs through a transform that keeps function names, as tsx does, a defineProperty each).
+ */
+class ChatResponse implements TargetResponse {
+  private id = 'chatcmpl-wirefold';
+  private model = 'unknown';
+  private sameFamily = false;
+  private readonly created = Math.floor(Date.now() / 1000);
+  private usage: UsageEvent | null = null;
+  private readonly choices: ChoiceState[] = [];
+  private ended = false;
 
-  function chunk(choiceList: JsonObject[], extra?: JsonObject): void {
-    ctx.write(sseData({ id, object: 'chat.completion.chunk', created, model, choices: choiceList, ...extra }));
+  /** The chunk's fields before `choices`, as JSON text (kept until the start event changes them). */
+  private head: string | null = null;
+
+  constructor(private readonly ctx: TargetContext) {}
+
+  private chunk(choiceList: JsonObject[], extra?: JsonObject): void {
+    this.ctx.write(sseData({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: choiceList, ...extra }));
   }
 
-  function choice(k: number): ChoiceState {
-    let c = choices[k];
+  private choice(k: number): ChoiceState {
+    let c = this.choices[k];
     if (c === undefined) {
-      while (choices.length <= k) choices.push({ started: false, refused: false, calls: new Map() });
-      c = choices[k] as ChoiceState;
+      while (this.choices.length <= k) this.choices.push({ started: false, refused: false, calls: new Map() });
+      c = this.choices[k] as ChoiceState;
     }
     if (!c.started) {
       c.started = true;
-      chunk([{ index: k, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
+      this.chunk([{ index: k, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
     }
     return c;
   }
 
-  function delta(k: number, d: JsonObject): void {
-    chunk([{ index: k, delta: d, logprobs: null, finish_reason: null }]);
+  private deltaChunk(k: number, d: JsonObject): void {
+    this.chunk([{ index: k, delta: d, logprobs: null, finish_reason: null }]);
   }
 
-  /** The chunk's fields before `choices`, as JSON text (kept until the start event changes them). */
-  let head: string | null = null;
 
   /**
    * A delta of one string field (content, refusal): the bulk of every stream, written around the
    * string's JSON alone; the same bytes as `delta`.
    */
-  function stringDelta(k: number, key: string, value: string): void {
-    head ??= `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},"choices":[{"index":`;
-    ctx.writeText(`${head}${k},"delta":{"${key}":"`, value, '"},"logprobs":null,"finish_reason":null}]}\n\n');
+  private stringDelta(k: number, key: string, value: string): void {
+    this.head ??= `data: {"id":${JSON.stringify(this.id)},"object":"chat.completion.chunk","created":${this.created},"model":${JSON.stringify(this.model)},"choices":[{"index":`;
+    this.ctx.writeText(`${this.head}${k},"delta":{"${key}":"`, value, '"},"logprobs":null,"finish_reason":null}]}\n\n');
   }
 
-  function toolCall(k: number, callId: string, name: string): { index: number; written: string } {
-    const c = choice(k);
+  private toolCall(k: number, callId: string, name: string): { index: number; written: string } {
+    const c = this.choice(k);
     let call = c.calls.get(callId);
     if (call === undefined) {
       call = { index: c.calls.size, written: '' };
       c.calls.set(callId, call);
-      delta(k, { tool_calls: [{ index: call.index, id: callId, type: 'function', function: { name, arguments: '' } }] });
+      this.deltaChunk(k, { tool_calls: [{ index: call.index, id: callId, type: 'function', function: { name, arguments: '' } }] });
     }
     return call;
   }
 
-  function args(k: number, call: { index: number; written: string }, text: string): void {
+  private args(k: number, call: { index: number; written: string }, text: string): void {
     call.written += text;
-    delta(k, { tool_calls: [{ index: call.index, function: { arguments: text } }] });
+    this.deltaChunk(k, { tool_calls: [{ index: call.index, function: { arguments: text } }] });
   }
 
-  function writeError(code: string, message: string): void {
-    ended = true;
-    ctx.write(sseData({ error: { message, type: code, code } }));
+  private writeError(code: string, message: string): void {
+    this.ended = true;
+    this.ctx.write(sseData({ error: { message, type: code, code } }));
   }
 
-  function finishReason(stopReason: StopReason, providerReason: string | null, k: number): string {
-    if (sameFamily && providerReason !== null && NATIVE_FINISH.has(providerReason)) return providerReason;
-    if (stopReason === 'refusal' && choices[k]?.refused === true) return 'stop';
+  private finishReason(stopReason: StopReason, providerReason: string | null, k: number): string {
+    if (this.sameFamily && providerReason !== null && NATIVE_FINISH.has(providerReason)) return providerReason;
+    if (stopReason === 'refusal' && this.choices[k]?.refused === true) return 'stop';
     const reason = FINISH[stopReason];
     if (reason !== null) return reason;
-    ctx.lose('stop_reason', `${stopReason}${providerReason === null ? '' : ` (${providerReason})`} written as stop`);
+    this.ctx.lose('stop_reason', `${stopReason}${providerReason === null ? '' : ` (${providerReason})`} written as stop`);
     return 'stop';
   }
 
-  function push(ev: UnifiedEvent): void {
-    if (ended) return;
+  push(ev: UnifiedEvent): void {
+    if (this.ended) return;
     const k = ev.choice ?? 0;
     switch (ev.type) {
       case 'start':
-        if (ev.id !== null && ev.id !== '') id = ev.id;
-        if (ev.model !== null) model = ev.model;
-        head = null;
-        sameFamily = ev.dialect === 'openai-chat' || ev.dialect === 'xai-chat';
-        choice(0);
+        if (ev.id !== null && ev.id !== '') this.id = ev.id;
+        if (ev.model !== null) this.model = ev.model;
+        this.head = null;
+        this.sameFamily = ev.dialect === 'openai-chat' || ev.dialect === 'xai-chat';
+        this.choice(0);
         return;
       case 'text_delta':
-        choice(k);
+        this.choice(k);
         if (ev.refusal === true) {
-          (choices[k] as ChoiceState).refused = true;
-          stringDelta(k, 'refusal', ev.text);
-        } else stringDelta(k, 'content', ev.text);
+          (this.choices[k] as ChoiceState).refused = true;
+          this.stringDelta(k, 'refusal', ev.text);
+        } else this.stringDelta(k, 'content', ev.text);
         return;
       case 'reasoning_delta':
-        ctx.lose('reasoning', 'reasoning text (the Chat wire has no place for it)');
+        this.ctx.lose('reasoning', 'reasoning text (the Chat wire has no place for it)');
         return;
       case 'signature':
-        ctx.lose('signature', `a ${ev.kind}`);
+        this.ctx.lose('signature', `a ${ev.kind}`);
         return;
       case 'tool_call_start':
-        if (ev.providerExecuted === true) ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
-        else toolCall(k, ev.id, ev.name);
+        if (ev.providerExecuted === true) this.ctx.lose('provider_tool_call', `${ev.name} (run by the source provider)`);
+        else this.toolCall(k, ev.id, ev.name);
         return;
       case 'tool_call_delta':
-        if (ev.providerExecuted !== true && ev.argumentsDelta.length > 0) args(k, toolCall(k, ev.id, ''), ev.argumentsDelta);
+        if (ev.providerExecuted !== true && ev.argumentsDelta.length > 0) this.args(k, this.toolCall(k, ev.id, ''), ev.argumentsDelta);
         return;
       case 'tool_call_done': {
         if (ev.providerExecuted === true) return;
-        const call = toolCall(k, ev.id, ev.name);
+        const call = this.toolCall(k, ev.id, ev.name);
         if (ev.arguments.startsWith(call.written)) {
           const rest = ev.arguments.slice(call.written.length);
-          if (rest.length > 0) args(k, call, rest);
+          if (rest.length > 0) this.args(k, call, rest);
         }
         return;
       }
       case 'tool_result':
-        ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
+        this.ctx.lose('tool_result', `the result of ${ev.name === '' ? ev.id : ev.name}`);
         return;
       case 'citation':
-        ctx.lose('citation', ev.url ?? ev.source ?? ev.title ?? 'a citation');
+        this.ctx.lose('citation', ev.url ?? ev.source ?? ev.title ?? 'a citation');
         return;
       case 'file':
-        if (ev.partial !== true) ctx.lose('file', `a ${ev.mimeType ?? 'file'} of ${ev.data.length} base64 characters`);
+        if (ev.partial !== true) this.ctx.lose('file', `a ${ev.mimeType ?? 'file'} of ${ev.data.length} base64 characters`);
         return;
       case 'audio_delta':
-        ctx.lose('audio', `${ev.mimeType ?? 'audio'} deltas`);
+        this.ctx.lose('audio', `${ev.mimeType ?? 'audio'} deltas`);
         return;
       case 'usage':
-        usage = ev;
+        this.usage = ev;
         return;
       case 'error':
         if (ev.terminal) {
           // the usage so far still bills the request
-          if (usage !== null) chunk([], { usage: chatUsage(usage) });
-          writeError(ev.code, ev.message);
+          if (this.usage !== null) this.chunk([], { usage: chatUsage(this.usage) });
+          this.writeError(ev.code, ev.message);
         }
-        else ctx.lose('error', `${ev.code}: ${ev.message}`);
+        else this.ctx.lose('error', `${ev.code}: ${ev.message}`);
         return;
       case 'done': {
         if (ev.stopReason === 'error') {
           // the usage so far still bills the request
-          if (usage !== null) chunk([], { usage: chatUsage(usage) });
-          writeError('api_error', `the response ended with an error${ev.providerReason === null ? '' : ` (${ev.providerReason})`}`);
+          if (this.usage !== null) this.chunk([], { usage: chatUsage(this.usage) });
+          this.writeError('api_error', `the response ended with an error${ev.providerReason === null ? '' : ` (${ev.providerReason})`}`);
           return;
         }
         // every choice gets its finish chunk (n > 1: done.choices; a per-choice done of other readers)
         const stops = ev.choices ?? [{ choice: k, stopReason: ev.stopReason, providerReason: ev.providerReason }];
         for (const c of stops) {
-          choice(c.choice);
-          chunk([{ index: c.choice, delta: {}, logprobs: null, finish_reason: finishReason(c.stopReason, c.providerReason, c.choice) }]);
+          this.choice(c.choice);
+          this.chunk([{ index: c.choice, delta: {}, logprobs: null, finish_reason: this.finishReason(c.stopReason, c.providerReason, c.choice) }]);
         }
         if (k !== 0) return; // the response ends with choice 0's done
-        if (usage !== null) chunk([], { usage: chatUsage(usage) });
-        ctx.write('data: [DONE]\n\n');
-        ended = true;
+        if (this.usage !== null) this.chunk([], { usage: chatUsage(this.usage) });
+        this.ctx.write('data: [DONE]\n\n');
+        this.ended = true;
         return;
       }
       case 'raw':
@@ -207,22 +215,24 @@ function createResponse(ctx: TargetContext): TargetResponse {
       case 'input_transcript':
       case 'segment':
       case 'notice':
-        loseNotice(ev, ctx);
+        loseNotice(ev, this.ctx);
         return;
       default:
         assertNever(ev);
     }
   }
 
-  return {
-    push,
-    rawDeltas: 'all',
-    abort() {
-      if (ended) return;
-      if (usage !== null) chunk([], { usage: chatUsage(usage) });
-      writeError('api_error', 'the source stream ended before the response was done');
-    },
-  };
+  readonly rawDeltas = 'all';
+
+  abort(): void {
+    if (this.ended) return;
+    if (this.usage !== null) this.chunk([], { usage: chatUsage(this.usage) });
+    this.writeError('api_error', 'the source stream ended before the response was done');
+  }
+}
+
+function createResponse(ctx: TargetContext): TargetResponse {
+  return new ChatResponse(ctx);
 }
 
 export const openaiChatTarget = defineTarget({

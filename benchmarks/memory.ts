@@ -21,7 +21,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { FinalResult } from '../lib/accumulate/types.js';
 import type { UnifiedEvent } from '../lib/events.js';
-import { createStream } from '../lib/pipeline/create-stream.js';
+import { createStream } from './package.js';
 import { FIXTURE_DIALECTS, emptyStats, formatSize, generateChunks, wirefoldOptions, parseSize, replayChunks, type FixtureDialect, type FixtureShape } from './generate.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -10,12 +10,8 @@ import { Writable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FinalResult } from '../lib/accumulate/types.js';
-import { finalAccumulator } from '../lib/pipeline/accumulators.js';
 import type { Frame, UnifiedEvent } from '../lib/events.js';
-import { createFramer } from '../lib/framing/detect.js';
-import { createStream } from '../lib/pipeline/create-stream.js';
-import { jsonArrayFramer, sseFramer } from '../lib/pipeline/framers.js';
-import { decoder, normalizer } from '../lib/pipeline/stages.js';
+import { createFramer, createStream, decoder, finalAccumulator, jsonArrayFramer, normalizer, sseFramer } from './package.js';
 import { wirefoldOptions, type FixtureDialect, type FixtureStats } from './generate.js';
 import type { TargetName } from '../lib/encode/types.js';
 

@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createStream } from '../lib/pipeline/create-stream.js';
+import { createStream } from './package.js';
 import { wirefoldOptions, type FixtureStats } from './generate.js';
 
 interface ProfileNode {

@@ -13,12 +13,12 @@
  * responses share state) ends the cutting, and the rest of the log is read
  * in one piece in the main thread. Either way the output is --jobs 1's.
  */
+import { stat } from 'node:fs/promises';
 import { EXIT_INTERNAL, EXIT_OK, worse, type CliOptions } from './args.js';
 import type { CliIO } from './io.js';
 import type { Output } from './output.js';
 import { inputName } from './input.js';
 import type { ByteRange } from './range.js';
-import { stat } from 'node:fs/promises';
 import { messageOf, progressBar, runFile, type Outcome } from './run-input.js';
 import { BufferSink, replay, type Recorded } from './sink.js';
 import { cleanEnd, exactStart, guessedStart, LOG_START, startAfter, type PartStart } from './sse-cut.js';

@@ -313,11 +313,11 @@ t.test('a worker lost on a part (out of memory) ends the run there: the parts be
   const log = file('with-huge.sse', Buffer.concat([repeat(anthropic, 2), Buffer.from(huge), anthropic]));
   const one = await runCli(['--jobs', '1', '--out', 'final', before]);
   // (in a process of its own: a worker out of memory would end this one)
-  const helper = fileURLToPath(new URL('../helpers/split-cli.ts', import.meta.url));
+  const helper = fileURLToPath(new URL('../helpers/split-cli.mjs', import.meta.url));
   const two = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', helper, '2000', '--jobs', '2', '--out', 'final', log],
+      [helper, '2000', '--jobs', '2', '--out', 'final', log],
       { env: { ...process.env, WIREFOLD_WORKER_HEAP_MB: '16' }, maxBuffer: 256 * 1024 * 1024 },
       (err, stdout, stderr) => resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr }),
     );

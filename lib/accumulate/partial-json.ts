@@ -24,6 +24,7 @@
  * snapshot.
  */
 import type { Json, JsonObject } from '../events.js';
+import { hexDigit, isJsonSpace } from '../framing/json-text.js';
 
 export interface PartialJson {
   /** Feeds the next fragment. Ignored once `error` is set. */
@@ -87,16 +88,6 @@ const SIMPLE_ESCAPES: Record<number, string> = {
 
 type Container = Json[] | JsonObject;
 
-function isWhitespace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-function hexValue(c: number): number {
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  const lower = c | 0x20;
-  if (lower >= 0x61 && lower <= 0x66) return lower - 0x61 + 10;
-  return -1;
-}
 
 /** Sets a member like JSON.parse does: `__proto__` becomes an own property, not the prototype. */
 function setMember(obj: JsonObject, key: string, value: Json): void {
@@ -174,12 +165,12 @@ class PartialJsonParser implements PartialJson {
     switch (this.state) {
       case VALUE:
       case ARRAY_FIRST:
-        if (isWhitespace(c)) return;
+        if (isJsonSpace(c)) return;
         if (c === 0x5d && this.state === ARRAY_FIRST) return this.close();
         return this.startValue(c);
       case KEY_FIRST:
       case KEY:
-        if (isWhitespace(c)) return;
+        if (isJsonSpace(c)) return;
         if (c === 0x22) {
           this.scalar = KEY_STRING;
           this.cur = '';
@@ -189,14 +180,14 @@ class PartialJsonParser implements PartialJson {
         if (c === 0x7d && this.state === KEY_FIRST) return this.close();
         return this.fail(`expected a key, found ${describe(c)}`);
       case COLON:
-        if (isWhitespace(c)) return;
+        if (isJsonSpace(c)) return;
         if (c === 0x3a) {
           this.state = VALUE;
           return;
         }
         return this.fail(`expected ':', found ${describe(c)}`);
       case AFTER: {
-        if (isWhitespace(c)) return;
+        if (isJsonSpace(c)) return;
         const inArray = Array.isArray(this.stack[this.stack.length - 1]);
         if (c === 0x2c) {
           this.state = inArray ? VALUE : KEY;
@@ -215,7 +206,7 @@ class PartialJsonParser implements PartialJson {
         }
         return;
       case END:
-        if (isWhitespace(c)) return;
+        if (isJsonSpace(c)) return;
         return this.fail(`unexpected ${describe(c)} after the JSON value`);
     }
   }
@@ -315,7 +306,7 @@ class PartialJsonParser implements PartialJson {
           this.escape = 0;
         }
       } else {
-        const h = hexValue(c);
+        const h = hexDigit(c);
         if (h < 0) {
           this.fail(`invalid \\u escape, found ${describe(c)}`);
           return i;

@@ -5,6 +5,7 @@
  * read, so accumulation is linear in the text size.
  */
 import { alloc, byteLength, decodeValid, units as nativeUnits, writeLatin1, writeUtf8 } from '../bytes/index.js';
+import { hexDigit } from '../framing/json-text.js';
 import { optionsObject } from '../options.js';
 import type { Emit, Stage } from '../stage.js';
 import type { UnifiedEvent } from '../events.js';
@@ -70,13 +71,6 @@ function room(buf: Uint8Array | null, used: number, need: number): Uint8Array {
 /** A block's buffer whose contents were read out (copied into a string): kept as the spare if it is the largest. */
 function release(buf: Uint8Array): void {
   if (buf.length >= SPARE_MIN && buf.length <= SPARE_MAX && (spare === null || spare.length < buf.length)) spare = buf;
-}
-
-/** The value of hex digit byte c, or -1. */
-function hexDigit(c: number): number {
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  const l = c | 0x20;
-  return l >= 0x61 && l <= 0x66 ? l - 0x57 : -1;
 }
 
 /** One block's state. `contentIndex` is -1 when the event carried none. */

@@ -32,6 +32,7 @@ import { byteLength, copy, decodeValid, isUtf8 } from '../bytes/index.js';
 import { createBomStripper, EMPTY_BUFFER, joinFragments, toBytes, type Chunk } from './bytes.js';
 import type { ResolvedFramerOptions } from './options.js';
 import { replacedInvalidUtf8, utf8Value } from './utf8.js';
+import { isJsonSpace } from './json-text.js';
 
 const enum S {
   /** array mode: before `[` */
@@ -57,9 +58,6 @@ const BACKSLASH = 0x5c;
 const LF = 0x0a;
 const OPEN_BRACE = 0x7b;
 
-function isWs(b: number): boolean {
-  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
-}
 
 /** The text read is multi-byte enough for scanText when UTF-8 bytes exceed UTF-16 units by more than 1 in DENSE. */
 const DENSE = 16;
@@ -100,7 +98,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
       from = 0;
       to = bytes.length;
     }
-    if (trim) while (to > from && isWs(bytes[to - 1]!)) to--;
+    if (trim) while (to > from && isJsonSpace(bytes[to - 1]!)) to--;
     const text = utf8Value(bytes, from, to);
     decodedBytes += to - from;
     decodedExtra += to - from - text.length;
@@ -257,7 +255,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
         }
         case S.InScalar: {
           const b = buf[pos]!;
-          if (isWs(b) || b === 0x2c || b === 0x5d || b === 0x7b || b === 0x5b || b === QUOTE) {
+          if (isJsonSpace(b) || b === 0x2c || b === 0x5d || b === 0x7b || b === 0x5b || b === QUOTE) {
             finish(buf, pos, emit);
             continue; // the delimiter is handled by the next state
           }
@@ -266,7 +264,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
         }
         default: {
           const b = buf[pos]!;
-          if (isWs(b)) {
+          if (isJsonSpace(b)) {
             pos++;
             continue;
           }
@@ -390,7 +388,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
         }
         case S.InScalar: {
           const c = s.charCodeAt(i);
-          if (isWs(c) || c === 0x2c || c === 0x5d || c === 0x7b || c === 0x5b || c === QUOTE) {
+          if (isJsonSpace(c) || c === 0x2c || c === 0x5d || c === 0x7b || c === 0x5b || c === QUOTE) {
             finishText(start, i, emit);
             continue;
           }
@@ -399,7 +397,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
         }
         default: {
           const c = s.charCodeAt(i);
-          if (isWs(c)) {
+          if (isJsonSpace(c)) {
             i++;
             continue;
           }

@@ -5,6 +5,18 @@
  */
 import { latin1ToUtf8 } from './utf8.js';
 
+/** JSON's whitespace: space, line feed, carriage return, tab. */
+export function isJsonSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** The value of hex digit character code (or byte) c, or -1. */
+export function hexDigit(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const l = c | 0x20;
+  return l >= 0x61 && l <= 0x66 ? l - 0x57 : -1;
+}
+
 /**
  * The value of a JSON string body whose every backslash starts a valid
  * escape (as a template regex admits it), as JSON.parse would give it:

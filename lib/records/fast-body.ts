@@ -13,6 +13,7 @@
  * JSON object) gives null, and the ordinary path answers, errors included.
  */
 import { isUtf8 } from '../bytes/index.js';
+import { hexDigit, isJsonSpace } from '../framing/json-text.js';
 
 export interface SplitBody {
   /** The line without the body member: still a JSON object's text, as bytes. */
@@ -27,12 +28,8 @@ export const FAST_BODY_MIN = 4096;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-function isSpace(c: number | undefined): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
 function skipSpace(b: Uint8Array, i: number): number {
-  while (isSpace(b[i])) i++;
+  while (i < b.length && isJsonSpace(b[i]!)) i++;
   return i;
 }
 
@@ -69,21 +66,15 @@ function skipValue(b: Uint8Array, i: number): number {
     return -1;
   }
   let j = i;
-  while (j < b.length && b[j] !== 0x2c && b[j] !== 0x7d && b[j] !== 0x5d && !isSpace(b[j])) j++;
+  while (j < b.length && b[j] !== 0x2c && b[j] !== 0x7d && b[j] !== 0x5d && !isJsonSpace(b[j]!)) j++;
   return j === i ? -1 : j;
 }
 
-/** The value of hex digit byte c, or -1. */
-function hex(c: number | undefined): number {
-  if (c === undefined) return -1;
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  const l = c | 0x20;
-  return l >= 0x61 && l <= 0x66 ? l - 0x57 : -1;
-}
-
+/** The four hex digits at b[i…] as a number, or -1. */
 function hex4(b: Uint8Array, i: number): number {
-  const v = (hex(b[i]) << 12) | (hex(b[i + 1]) << 8) | (hex(b[i + 2]) << 4) | hex(b[i + 3]);
-  return hex(b[i]) < 0 || hex(b[i + 1]) < 0 || hex(b[i + 2]) < 0 || hex(b[i + 3]) < 0 ? -1 : v;
+  if (i + 4 > b.length) return -1;
+  const d0 = hexDigit(b[i]!), d1 = hexDigit(b[i + 1]!), d2 = hexDigit(b[i + 2]!), d3 = hexDigit(b[i + 3]!);
+  return (d0 | d1 | d2 | d3) < 0 ? -1 : (d0 << 12) | (d1 << 8) | (d2 << 4) | d3;
 }
 
 /** A JSON string's text as UTF-8, and the index after its closing quote. */

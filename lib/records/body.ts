@@ -29,7 +29,8 @@ export function decodeBase64(text: string): Buffer | null {
   return Buffer.from(text, 'base64');
 }
 
-export function takeBody(fields: Fields, names: RecordFields): TakenBody {
+/** The fields other than the capture fields, in their order, and the capture fields present (null counts as absent). */
+export function splitFields(fields: Fields, names: RecordFields): { rest: Fields; present: string[] } {
   const rest: Fields = {};
   const present: string[] = [];
   for (const key of Object.keys(fields)) {
@@ -37,6 +38,11 @@ export function takeBody(fields: Fields, names: RecordFields): TakenBody {
       if (fields[key] !== null && fields[key] !== undefined) present.push(key);
     } else setField(rest, key, fields[key]);
   }
+  return { rest, present };
+}
+
+export function takeBody(fields: Fields, names: RecordFields): TakenBody {
+  const { rest, present } = splitFields(fields, names);
   const fail = (code: RecordError['code'], message: string): TakenBody => ({ rest, capture: null, error: { code, message } });
   if (present.length === 0) {
     return fail('missing_body', `the record has none of the fields ${JSON.stringify(names.body)}, ${JSON.stringify(names.base64)} or ${JSON.stringify(names.path)}`);

@@ -32,6 +32,9 @@ function unreadable(path: string, err: unknown): RecordError {
   return { code: 'unreadable_path', message: `${path}: ${systemReason(err)}` };
 }
 
+/** A file's read size; bytes held in memory are handed on in pieces of the same size (see inChunks). */
+const CHUNK = 64 * 1024;
+
 /** The file at `path` as a byte stream, or why it cannot be read (a directory opens on Linux; only reading it fails). */
 async function openFile(path: string, cwd: string): Promise<{ source: ByteSource } | { error: RecordError }> {
   let handle;
@@ -49,11 +52,8 @@ async function openFile(path: string, cwd: string): Promise<{ source: ByteSource
     await handle.close().catch(() => {});
     return { error: unreadable(path, err) };
   }
-  return { source: handle.createReadStream({ highWaterMark: 64 * 1024 }) };
+  return { source: handle.createReadStream({ highWaterMark: CHUNK }) };
 }
-
-/** Bytes read from memory are handed on in pieces of this size, as a file's are. */
-const CHUNK = 64 * 1024;
 
 /**
  * A capture held in memory as pieces of a file's read size: in one piece its

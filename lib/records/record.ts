@@ -1,10 +1,9 @@
 /** One record, start to end: parse it, take its capture, read that, build the output. */
-import { takeBody } from './body.js';
+import { splitFields, takeBody } from './body.js';
 import type { ResolvedRecordsOptions } from './options.js';
 import { buildOutput } from './output.js';
-import { parseRecord, setField, type Fields } from './parse.js';
+import { parseRecord } from './parse.js';
 import { splitBody } from './fast-body.js';
-import type { RecordFields } from './options.js';
 import { readCapture } from './read.js';
 import type { RecordOutput } from './types.js';
 
@@ -14,8 +13,11 @@ export async function processRecord(input: unknown, options: ResolvedRecordsOpti
   const split = input instanceof Uint8Array ? splitBody(input, options.fields.body) : null;
   if (split !== null) {
     const rest = parseRecord(split.rest, options.maxRecordBytes);
-    const others = 'error' in rest ? null : otherFields(rest.fields, options.fields);
-    if (others !== null) return buildOutput(others, await readCapture({ kind: 'bytes', bytes: split.body }, options.decoding, options.cwd), options.fields);
+    // (the rest still naming a capture, the body field spelled another way or a base64 or path field: the ordinary path judges)
+    const others = 'error' in rest ? null : splitFields(rest.fields, options.fields);
+    if (others !== null && others.present.length === 0) {
+      return buildOutput(others.rest, await readCapture({ kind: 'bytes', bytes: split.body }, options.decoding, options.cwd), options.fields);
+    }
   }
   const parsed = parseRecord(input, options.maxRecordBytes);
   if ('error' in parsed) return buildOutput({}, parsed.error, options.fields);
@@ -23,19 +25,4 @@ export async function processRecord(input: unknown, options: ResolvedRecordsOpti
   if (taken.capture === null) return buildOutput(taken.rest, taken.error!, options.fields);
   const result = await readCapture(taken.capture, options.decoding, options.cwd);
   return buildOutput(taken.rest, result, options.fields);
-}
-
-/**
- * The fields that go on to the output beside a capture split out of the line,
- * as takeBody keeps them; null when the rest still names a capture (the body
- * field spelled another way, a base64 or path field): the ordinary path judges.
- */
-function otherFields(fields: Fields, names: RecordFields): Fields | null {
-  const rest: Fields = {};
-  for (const key of Object.keys(fields)) {
-    if (key === names.body || key === names.base64 || key === names.path) {
-      if (fields[key] !== null && fields[key] !== undefined) return null;
-    } else setField(rest, key, fields[key]);
-  }
-  return rest;
 }

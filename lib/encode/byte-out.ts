@@ -1,7 +1,8 @@
 /**
  * The encoder's output as bytes (createStream({ to })): every write of an input
- * chunk goes into one buffer, handed on once per chunk, instead of a string per
- * event that the Transform encodes and queues on its own. Texts a target writes
+ * chunk goes into blocks of bytes, handed on once per chunk (one view per block
+ * written), instead of a string per event that the Transform encodes and queues
+ * on its own. Texts a target writes
  * again and again (the Responses wire repeats each part's whole text four times)
  * are kept as their UTF-8 bytes and copied, not re-encoded: a target puts a kept
  * text's `ref()` into the string it writes and the bytes take its place.
@@ -25,7 +26,13 @@ export interface KeptText {
   ref(): string;
 }
 
-/** A new block when a write may not fit (the bytes not handed on yet move with it, into twice their room). */
+/**
+ * The size of a block: a write that may not fit starts a new one, and the
+ * bytes of the full one wait in `full` (never copied). Under glibc's mmap
+ * threshold (128 KiB) a block comes from the malloc heap, whose pages the next
+ * blocks reuse; a larger one is mapped fresh and faulted in page by page each
+ * time (a Responses stream writes several times its input).
+ */
 const BLOCK = 64 * 1024;
 
 export class ByteOut {
@@ -33,6 +40,8 @@ export class ByteOut {
   private pos = 0;
   /** Where the bytes not handed on yet begin. */
   private start = 0;
+  /** Full blocks' bytes not handed on yet, in order. */
+  private readonly full: Uint8Array[] = [];
   /**
    * Kept texts of the open response by name. A reference is NUL, the name, NUL: JSON text and the SSE
    * lines around it hold no raw NUL (JSON escapes every control character), and one that is no
@@ -41,17 +50,16 @@ export class ByteOut {
   private kept = new Map<string, KeptBytes>();
   private readonly arena = new Arena();
 
-  /** Bytes handed on by the last flush: the next block is made that large (an input chunk writes about as much as the one before). */
-  private last = 0;
-
   private room(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const pending = this.pos - this.start;
-    const next = alloc(Math.max(BLOCK, 2 * (pending + n), this.last + (this.last >> 2)));
-    next.set(this.buf.subarray(this.start, this.pos));
-    this.buf = next;
+    if (this.pos + n > this.buf.length) this.next(n);
+  }
+
+  /** The block is full: its bytes wait in `full`, and a new block of at least n bytes takes its place. */
+  private next(n: number): void {
+    if (this.pos > this.start) this.full.push(this.buf.subarray(this.start, this.pos));
+    this.buf = alloc(n > BLOCK ? n : BLOCK);
     this.start = 0;
-    this.pos = pending;
+    this.pos = 0;
   }
 
   /** Wire text (kept texts' refs replaced by their bytes). */
@@ -69,10 +77,21 @@ export class ByteOut {
     this.pos += writeLatin1(this.buf, s, this.pos);
   }
 
+  /** A kept text's bytes, a long one across blocks (cut where a character begins: each view handed on is whole UTF-8). */
   private keptBytes(k: KeptBytes): void {
-    this.room(k.len);
-    this.buf.set(k.arena.buf.subarray(k.start, k.start + k.len), this.pos);
-    this.pos += k.len;
+    const src = k.arena.buf;
+    let from = k.start;
+    const end = from + k.len;
+    while (end - from > this.buf.length - this.pos) {
+      let cut = from + (this.buf.length - this.pos);
+      while (cut > from && (src[cut]! & 0xc0) === 0x80) cut--;
+      this.buf.set(src.subarray(from, cut), this.pos);
+      this.pos += cut - from;
+      from = cut;
+      this.next(0);
+    }
+    this.buf.set(src.subarray(from, end), this.pos);
+    this.pos += end - from;
   }
 
   private spliced(s: string): void {
@@ -149,11 +168,14 @@ export class ByteOut {
     this.arena.end = 0;
   }
 
-  /** Hands on what was written since the last flush (a view of this buffer, never written again). */
+  /** Hands on what was written since the last flush (views of full blocks and of this one, never written again). */
   flush(emit: Emit<Uint8Array>): void {
+    if (this.full.length > 0) {
+      for (const b of this.full) emit(b);
+      this.full.length = 0;
+    }
     if (this.pos === this.start) return;
     const out = this.buf.subarray(this.start, this.pos);
-    this.last = out.length;
     this.start = this.pos;
     emit(out);
   }

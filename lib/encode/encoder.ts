@@ -57,15 +57,33 @@ export interface EncoderStage extends Stage<UnifiedEvent, string> {
 }
 
 /**
- * An escape JSON.stringify would not write (`\/`, `\u` but for a control character without a short
- * form, lowercase): a body holding one is written from its decoded text, so that the bytes out do not
- * depend on how the source escaped them. (Characters it escapes cannot be in a body unescaped: the
- * template admits no quote, backslash or control character, and valid UTF-8 no lone surrogate.)
+ * Whether `raw` (a body's JSON string characters) holds an escape JSON.stringify would not write
+ * (`\/`, `\u` but for a control character without a short form, lowercase): a body holding one is
+ * written from its decoded text, so that the bytes out do not depend on how the source escaped them.
+ * (Characters it escapes cannot be in a body unescaped: the template admits no quote, backslash or
+ * control character, and valid UTF-8 no lone surrogate.) Each escape is found with a native search
+ * and passed whole (`\\/` is an escaped backslash, then a slash), where a regular expression tried
+ * every character of every delta.
  */
-const NOT_STRINGIFY_ESCAPE = /\\(?:\/|u(?!00(?:0[0-7bef]|1[0-9a-f])))/;
+function hasForeignEscape(raw: string): boolean {
+  for (let i = raw.indexOf('\\'); i !== -1; i = raw.indexOf('\\', i + 2)) {
+    const c = raw.charCodeAt(i + 1);
+    if (c === 0x2f) return true; // \/
+    if (c === 0x75) {
+      // \u00XX: stringify's own only for U+0000-U+001F without a short form (\b \t \n \f \r), in lowercase
+      if (raw.charCodeAt(i + 2) !== 0x30 || raw.charCodeAt(i + 3) !== 0x30) return true;
+      const hi = raw.charCodeAt(i + 4);
+      const lo = raw.charCodeAt(i + 5);
+      const own = hi === 0x30 ? (lo >= 0x30 && lo <= 0x37) || lo === 0x62 || lo === 0x65 || lo === 0x66 : hi === 0x31 && ((lo >= 0x30 && lo <= 0x39) || (lo >= 0x61 && lo <= 0x66));
+      if (!own) return true;
+      i += 4;
+    }
+  }
+  return false;
+}
 
 /**
- * `bytes`: the output goes into one buffer, handed on by `flush` (push and end emit nothing), for
+ * `bytes`: the output goes into blocks of bytes, handed on by `flush` (push and end emit nothing), for
  * createStream({ to }), whose Transform writes bytes (see byte-out.ts).
  */
 export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): EncoderStage {
@@ -201,7 +219,7 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
       return true;
     },
     takeRaw(reasoning, index, contentIndex, raw, emit) {
-      if (!tracker.open || response === null || NOT_STRINGIFY_ESCAPE.test(raw)) return false;
+      if (!tracker.open || response === null || hasForeignEscape(raw)) return false;
       out = emit;
       rawBytes = raw;
       taken = undecoded(response, reasoning);

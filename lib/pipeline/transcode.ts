@@ -166,7 +166,7 @@ export function makeTranscoder(options: ResolvedStreamOptions, to: TargetName, m
   };
 }
 
-/** Every source encoded, its output as bytes, one Uint8Array per input chunk (byte mode of the encoder). */
+/** Every source encoded, its output as bytes, handed on per input chunk (a Uint8Array per 64 KiB block: byte mode of the encoder). */
 function encodeBytes(options: ResolvedStreamOptions, to: TargetName, makeGuardedEventsStage: EventsFactory): GuardedStage<Uint8Array> {
   const encoder = makeEncoder({ to, strict: options.strict, onLoss: options.onLoss }, true);
   const events = makeGuardedEventsStage(options);

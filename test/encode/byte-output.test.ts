@@ -1,6 +1,6 @@
 /**
  * createStream({ to }) writes bytes: where every source is encoded (a named source whose wire is not the
- * target's, or passThrough: false), the encoder writes into one buffer per input chunk and the Responses
+ * target's, or passThrough: false), the encoder writes into 64 KiB blocks handed on per input chunk and the Responses
  * target copies each part's kept text instead of encoding it again (lib/encode/byte-out.ts). The bytes
  * and the loss reports must be those of the string-writing stage (createOutputStage, the CLI's and the
  * web's), for every corpus capture and fixture, into every target, at several chunkings.
@@ -100,11 +100,34 @@ t.test('the same bytes and loss reports as the string stage: every capture and f
   t.ok(compared > 3000, `${compared} outputs compared`);
 });
 
-t.test('one buffer per input chunk where every source is encoded', async (t) => {
+t.test('an input chunk\'s output handed on as one buffer per block written, in order, none of them empty', async (t) => {
   const input = readFileSync(join(repoRoot, 'fixtures/corpus/anthropic-messages/llm-anthropic--thinking-then-tool-use.sse'));
   const r = await bytes(input, { dialect: 'anthropic-messages', to: 'openai-responses', passThrough: true }, input.length);
-  t.equal(r.items, 1, 'the whole input in one chunk: one buffer out');
+  t.equal(r.items, 1, 'a small input in one chunk: one buffer out');
   t.ok(r.out.toString('utf8').includes('event: response.completed'), 'the response written');
+  // a long response: the Responses wire writes its text about four times over, in several blocks
+  const delta = (text: string): string => `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${text}"}}\n\n`;
+  const head =
+    'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[],"stop_reason":null,"usage":{"input_tokens":3,"output_tokens":1}}}\n\n' +
+    'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n';
+  const tail =
+    'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n' +
+    'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":900}}\n\n' +
+    'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+  const long = Buffer.from(head + Array.from({ length: 900 }, (_, i) => delta(`word ${i} ünïcode 東京 `.repeat(10))).join('') + tail);
+  const whole = await bytes(long, { dialect: 'anthropic-messages', to: 'openai-responses', passThrough: true }, long.length);
+  const stream = createStream({ dialect: 'anthropic-messages', to: 'openai-responses', passThrough: true });
+  const sizes: number[] = [];
+  stream.on('data', (b: Buffer) => sizes.push(b.length));
+  const ended = new Promise((resolve) => stream.on('end', resolve));
+  stream.end(long);
+  await ended;
+  t.ok(sizes.length > 4, `${sizes.length} buffers for ${whole.out.length} bytes`);
+  t.ok(sizes.every((n) => n > 0 && n <= 64 * 1024), 'each at most a block, none empty');
+  t.equal(sizes.reduce((a, b) => a + b, 0), whole.out.length);
+  const text = whole.out.toString('utf8');
+  t.equal(text.split('event: response.output_text.delta\n').length - 1, 900, 'every delta written');
+  t.ok(text.endsWith('\n\n') && text.includes('event: response.completed'), 'the response completed');
 });
 
 t.test('ByteOut: kept texts copied in place of their references; a NUL that is no reference written as it is; flushed views stay', (t) => {

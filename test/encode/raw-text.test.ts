@@ -24,6 +24,8 @@ const BODIES: [string, string][] = [
   ['tab\\tcr\\rff\\fbs\\b ', 'tab\\u0009cr\\u000dff\\u000cbs\\u0008 '],
   ['ctl \\u0001\\u001f\\u000b ', 'ctl \\u0001\\u001F\\u000b '],
   ['\u2028line sep\u2029 del\u007f ', '\\u2028line sep\\u2029 del\\u007f '],
+  // an escaped backslash before a slash or a u is no escape of theirs
+  ['a \\\\/ b \\\\u00e9 \\\\u0001 ', 'a \\\\\\/ b \\u005cu00e9 \\\\u0001 '],
 ];
 
 function interactions(bodies: string[]): string {

@@ -29,6 +29,7 @@ import { EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, type CliOptions } from
 import { InputError, inputName, openInput, reason, type Input } from './input.js';
 import type { CliIO } from './io.js';
 import type { Sink } from './sink.js';
+import { groupPieces, jsonLine } from './json-line.js';
 import { openPart, resumedEventsStage, type FilePart } from './sse-cut.js';
 
 type Item = Frame | UnifiedEvent | FinalResult | string;
@@ -120,7 +121,7 @@ function makeStage(
   return events;
 }
 
-function formatter(opts: CliOptions): (item: Item) => string | null {
+function formatter(opts: CliOptions): (item: Item) => string | string[] | null {
   if (opts.out === 'text' || opts.to !== null) return (item) => item as string;
   if (opts.out === 'rows') return (item) => JSON.stringify(finalToRow(item as FinalResult)) + '\n';
   const stripAt = opts.strict && !opts.positions && opts.out === 'events';
@@ -132,7 +133,8 @@ function formatter(opts: CliOptions): (item: Item) => string | null {
       return JSON.stringify(ev) + '\n';
     };
   }
-  return (item) => JSON.stringify(item) + '\n';
+  // (a final holds the whole text: see json-line.ts)
+  return jsonLine;
 }
 
 function progressFor(input: Input, opts: CliOptions, io: CliIO | null): Progress | null {
@@ -203,27 +205,30 @@ export async function runFile(file: string, index: number, opts: CliOptions, sin
   const progress = progressFor(input, opts, io);
   const emit = (item: Item): void => {
     const s = format(item);
-    if (s !== null) queue.push(s);
+    if (s === null) return;
+    if (typeof s === 'string') queue.push(s);
+    else for (const piece of s) queue.push(piece);
   };
   const say = async (message: string): Promise<void> => {
     progress?.clear();
     await sink.diagnostic(`${name}: ${message}`);
   };
-  /** Writes out the queue, in order; false when stdout is gone. */
+  const text = (s: string): Promise<boolean> | boolean => sink.text(s);
+  /** Writes out the queue, in order (its text joined in groups, json-line.ts); false when stdout is gone. */
   const flush = async (): Promise<boolean> => {
     let from = 0;
     try {
       for (let i = 0; i < queue.length; i++) {
         const piece = queue[i];
         if (!(piece instanceof Diagnostic)) continue;
-        if (!(await sink.text(queue.slice(from, i).join('')))) return false;
+        if (!(await groupPieces(queue as string[], from, i, text))) return false;
         if (piece.bare) {
           progress?.clear();
           await sink.diagnostic(piece.message, true);
         } else await say(piece.message);
         from = i + 1;
       }
-      return await sink.text(from === 0 ? queue.join('') : queue.slice(from).join(''));
+      return await groupPieces(queue as string[], from, queue.length, text);
     } finally {
       queue.length = 0;
     }
@@ -288,6 +293,18 @@ export function recordFormatter(opts: CliOptions): (r: RecordOutput) => string {
   return opts.out === 'rows' ? (r) => recordToRows(r).map((row) => JSON.stringify(row) + '\n').join('') : (r) => JSON.stringify(r) + '\n';
 }
 
+/** --records: writes one output record's line(s) through a sink, as recordFormatter's (a long text in pieces, json-line.ts); false when stdout is gone. */
+function recordWriter(opts: CliOptions): (sink: Sink, r: RecordOutput) => Promise<boolean> | boolean {
+  if (opts.out === 'rows') {
+    const format = recordFormatter(opts);
+    return (sink, r) => sink.text(format(r));
+  }
+  return (sink, r) => {
+    const line = jsonLine(r);
+    return typeof line === 'string' ? sink.text(line) : groupPieces(line, 0, line.length, (s) => sink.text(s));
+  };
+}
+
 /**
  * --records: `source`'s records through records(), each output formatted
  * into `sink` as soon as it and all before it are done. `source` is an
@@ -308,7 +325,7 @@ export async function pumpRecords(source: Readable, opts: CliOptions, sink: Sink
     pathField: opts.pathField,
     ...(lines ? { input: 'lines' as const } : {}),
   });
-  const format = recordFormatter(opts);
+  const write = recordWriter(opts);
   let inputError: unknown = null;
   const onError = (err: unknown): void => {
     inputError = err;
@@ -319,7 +336,7 @@ export async function pumpRecords(source: Readable, opts: CliOptions, sink: Sink
   source.pipe(stream);
   try {
     for await (const record of stream as AsyncIterable<RecordOutput>) {
-      if (!(await sink.text(format(record)))) {
+      if (!(await write(sink, record))) {
         source.unpipe(stream);
         stream.destroy();
         return { gone: true, inputError: null };

@@ -13,18 +13,6 @@ export function toBytes(chunk: Chunk): Uint8Array {
   return view(chunk);
 }
 
-/**
- * An empty list of fragments whose elements are objects from the start. A
- * list made `[]` starts with small-integer elements and changes kind at its
- * first push: code optimized for the lists of earlier streams (which had
- * changed already) was deoptimized at each new stream's first fragment.
- */
-export function fragmentList(): Uint8Array[] {
-  const list = [EMPTY_BUFFER];
-  list.pop();
-  return list;
-}
-
 /** Joins pending fragments and the head of the current chunk into one array (one copy, once per completed item). */
 export function joinFragments(fragments: Uint8Array[], tail: Uint8Array): Uint8Array {
   if (fragments.length === 0) return tail;

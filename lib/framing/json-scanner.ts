@@ -29,7 +29,8 @@ import { describeByte, FrameTooLargeError, JsonArrayError } from '../errors.js';
 import type { Frame } from '../events.js';
 import type { Emit, Stage } from '../stage.js';
 import { byteLength, copy, decodeValid, isUtf8 } from '../bytes/index.js';
-import { createBomStripper, EMPTY_BUFFER, fragmentList, joinFragments, toBytes, type Chunk } from './bytes.js';
+import { objectArray } from '../arrays.js';
+import { createBomStripper, EMPTY_BUFFER, joinFragments, toBytes, type Chunk } from './bytes.js';
 import type { ResolvedFramerOptions } from './options.js';
 import { replacedInvalidUtf8, utf8Value } from './utf8.js';
 import { isJsonSpace } from './json-text.js';
@@ -73,7 +74,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
   let consumed = 0;
   let valueStart = -1; // start of the value in the current chunk, or -1 when it began in an earlier chunk
   let valueOffset = 0; // absolute offset of the current value
-  const fragments = fragmentList();
+  const fragments = objectArray<Uint8Array>();
   let fragmentBytes = 0;
   let frameNo = 0;
   const bom = createBomStripper();

@@ -8,7 +8,8 @@
  */
 import { FrameTooLargeError } from '../errors.js';
 import { copy } from '../bytes/index.js';
-import { createBomStripper, EMPTY_BUFFER, fragmentList, joinFragments } from './bytes.js';
+import { objectArray } from '../arrays.js';
+import { createBomStripper, EMPTY_BUFFER, joinFragments } from './bytes.js';
 
 /** Called for each complete line: the bytes are buf[start, end); `offset` is the line's absolute byte offset. */
 export type LineHandler = (buf: Uint8Array, start: number, end: number, offset: number) => void;
@@ -58,7 +59,7 @@ export function createLineSplitter(
   atLineStart?: LineStartHook,
   startOffset = 0,
 ): LineSplitter {
-  const fragments = fragmentList();
+  const fragments = objectArray<Uint8Array>();
   let fragmentBytes = 0;
   let consumed = startOffset; // bytes before the current chunk
   let lineOffset = 0; // offset where the pending line began

@@ -179,6 +179,21 @@ function partText(part: Part): string {
 }
 
 /**
+ * f of each element, joined by commas. Not `list.map(f).join(',')`: the array map() makes for an
+ * empty list holds small integers, where the code optimized for it expects strings, and an item
+ * with no part, a reasoning item with no summary or a response with no output deoptimized it.
+ */
+function commaJoined<T>(list: readonly T[], f: (x: T) => string): string {
+  let s = '';
+  for (let i = 0; i < list.length; i++) s += i === 0 ? f(list[i]!) : ',' + f(list[i]!);
+  return s;
+}
+
+function summaryText(s: ReasoningItem['summary'][number]): string {
+  return `{"type":"summary_text","text":"${s.json.ref()}"}`;
+}
+
+/**
  * The JSON text of an item, as output_item.added / done and the terminal response hold it (written
  * as text, not built as an object and stringified: a log of short responses writes several a
  * response; a message's parts and a reasoning item's summaries from their JSON as written).
@@ -188,9 +203,9 @@ function itemText(item: Item): string {
     case 'hosted':
       return JSON.stringify(item.json);
     case 'message':
-      return `{"id":${JSON.stringify(item.id)},"type":"message","status":"${item.status}","content":[${item.parts.map(partText).join(',')}],"role":"assistant"}`;
+      return `{"id":${JSON.stringify(item.id)},"type":"message","status":"${item.status}","content":[${commaJoined(item.parts, partText)}],"role":"assistant"}`;
     case 'reasoning': {
-      const summary = item.summary.map((s) => `{"type":"summary_text","text":"${s.json.ref()}"}`).join(',');
+      const summary = commaJoined(item.summary, summaryText);
       const encrypted = item.encrypted === null ? '' : `,"encrypted_content":${JSON.stringify(item.encrypted)}`;
       return `{"id":${JSON.stringify(item.id)},"type":"reasoning","summary":[${summary}]${encrypted}}`;
     }
@@ -586,7 +601,7 @@ class ResponsesResponse implements TargetResponse {
     const errorJson = error === null ? 'null' : JSON.stringify(error);
     const incompleteJson = incomplete === null ? 'null' : `{"reason":${JSON.stringify(incomplete)}}`;
     const usageJson = this.usage === null ? null : JSON.stringify(responsesUsage(this.usage, this.sameFamily));
-    this.emitText(type, `,"response":${this.responseText(status, errorJson, incompleteJson, this.output.map(itemText).join(','), usageJson)}`);
+    this.emitText(type, `,"response":${this.responseText(status, errorJson, incompleteJson, commaJoined(this.output, itemText), usageJson)}`);
     this.ended = true;
   }
 

@@ -2,12 +2,13 @@
  * The encoder's output as bytes (createStream({ to })): every write of an input
  * chunk goes into blocks of bytes, handed on once per chunk (one view per block
  * written), instead of a string per event that the Transform encodes and queues
- * on its own. Texts a target writes
- * again and again (the Responses wire repeats each part's whole text four times)
- * are kept as their UTF-8 bytes and copied, not re-encoded: a target puts a kept
- * text's `ref()` into the string it writes and the bytes take its place.
+ * on its own. Texts a target writes again and again (the Responses wire repeats
+ * each part's whole text four times) are kept as their UTF-8 bytes and copied,
+ * not re-encoded: a target puts a kept text's `ref()` into the string it writes
+ * and the bytes take its place.
  */
 import { alloc, utf8, writeLatin1, writeUtf8 } from '../bytes/index.js';
+import { objectArray } from '../arrays.js';
 import type { Emit } from '../stage.js';
 import type { Piece } from './target.js';
 
@@ -41,7 +42,7 @@ export class ByteOut {
   /** Where the bytes not handed on yet begin. */
   private start = 0;
   /** Full blocks' bytes not handed on yet, in order. */
-  private readonly full: Uint8Array[] = [];
+  private readonly full = objectArray<Uint8Array>();
   /**
    * Kept texts of the open response by name. A reference is NUL, the name, NUL: JSON text and the SSE
    * lines around it hold no raw NUL (JSON escapes every control character), and one that is no

@@ -34,6 +34,7 @@ import { createBomStripper, EMPTY_BUFFER, joinFragments, toBytes, type Chunk } f
 import type { ResolvedFramerOptions } from './options.js';
 import { replacedInvalidUtf8, utf8Value } from './utf8.js';
 import { isJsonSpace } from './json-text.js';
+import { WarmSlot } from '../warm.js';
 
 const enum S {
   /** array mode: before `[` */
@@ -65,6 +66,9 @@ const DENSE = 16;
 
 /** Array mode reads at least this many bytes of a chunk as text (smaller: the decoding of a cut element would be wasted too often). */
 const TEXT_MIN = 8192;
+
+/** The last scanner of each mode to end (see lib/warm.ts). */
+const jsonScannerWarmth = new WarmSlot();
 
 export function createJsonScanner(mode: 'array' | 'values', options: Pick<ResolvedFramerOptions, 'maxFrameBytes' | 'positions'>): Stage<Chunk, Frame> {
   const { maxFrameBytes, positions } = options;
@@ -463,7 +467,7 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
     emit(frame);
   }
 
-  return {
+  const stage: Stage<Chunk, Frame> = {
     push(chunk, emit) {
       const buf = bom.take(toBytes(chunk));
       if (bom.stripped > 0 && consumed === 0) consumed = bom.stripped;
@@ -488,8 +492,10 @@ export function createJsonScanner(mode: 'array' | 'values', options: Pick<Resolv
         if (state === S.ExpectSep) throw new JsonArrayError("',' or ']'", 'end of input', consumed, frameNo);
         if (state === S.ExpectValue || state === S.ExpectFirst) throw new JsonArrayError('a value', 'end of input', consumed, frameNo);
       }
+      jsonScannerWarmth.hold(stage, mode);
     },
   };
+  return stage;
 }
 
 /** The end of buf's last whole UTF-8 character at or after `from` (invalid bytes count as whole: isUtf8 rejects them). */

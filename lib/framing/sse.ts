@@ -15,6 +15,7 @@ import { toBytes, type Chunk } from './bytes.js';
 import { createLineSplitter } from './lines.js';
 import { latin1, replacedInvalidUtf8, utf8 } from './utf8.js';
 import { resolveFramerOptions, type FramerOptions, type ResolvedFramerOptions, type SseOnlyOptions } from './options.js';
+import { WarmSlot } from '../warm.js';
 
 /**
  * Internal (the fused events stage, pipeline/events-stage.ts): takes whole
@@ -89,12 +90,18 @@ export function createSseFramer(options: SseFramerOptions = {}): Stage<Chunk, Fr
   return makeSseFramer(resolveFramerOptions(options));
 }
 
+/** The last SSE framer to end, with its line splitter (see lib/warm.ts). */
+const sseWarmth = new WarmSlot();
+/** What an ended framer is left holding in place of its consumer. */
+const ENDED: Emit<Frame> = () => {};
+
 /** The SSE framer from options already resolved, with the fused stage's hooks. */
 export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = {}): Stage<Chunk, Frame> {
   const { maxFrameBytes, positions, flushIncomplete } = options;
-  const hook = hooks.eventHook;
+  // (let: an ended framer lets go of the stage around it, see end)
+  let hook = hooks.eventHook;
   const block = hook?.block;
-  const onUnframed = hooks.onUnframed;
+  let onUnframed = hooks.onUnframed;
   /** Bytes read, and the first line that is not an SSE field while no event has been dispatched yet (-1: none). */
   let bytesIn = hooks.start?.offset ?? 0;
   let ignoredAt = -1;
@@ -227,7 +234,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
       : (buf: Uint8Array, pos: number, offset: number): number => {
           if (blockOffset >= 0) return -1; // inside an event
           // nothing of the event read yet, so its block starts here
-          const next = hook.tryEvent(buf, pos, maxFrameBytes, lastEventId, frameNo, positions ? offset : -1);
+          const next = hook!.tryEvent(buf, pos, maxFrameBytes, lastEventId, frameNo, positions ? offset : -1);
           if (next > pos) frameNo++;
           return next;
         };
@@ -263,7 +270,7 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
 
   const lines = createLineSplitter(maxFrameBytes, onLine, () => frameNo, tryEvent, hooks.start?.offset ?? 0);
 
-  return {
+  const stage: Stage<Chunk, Frame> = {
     push(chunk, out) {
       emit = out;
       const buf = toBytes(chunk);
@@ -276,8 +283,13 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
       if (frameNo === 0 && ignoredAt >= 0 && onUnframed !== undefined) {
         onUnframed(new Unframed(bytesIn, ignoredAt, ignoredLine, positions ? { frame: 0, offset: ignoredAt } : undefined));
       }
+      // kept warm, it must not keep its consumer nor the stage around it
+      emit = ENDED;
+      hook = onUnframed = undefined;
+      sseWarmth.hold(stage);
     },
   };
+  return stage;
 }
 
 function isName(buf: Uint8Array, start: number, name: string): boolean {

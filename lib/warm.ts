@@ -1,0 +1,32 @@
+/**
+ * The last finished instance of a per-stream stage, kept alive.
+ *
+ * The reading stages are made anew for each stream: closures over that
+ * stream's state. On V8 (Node 20), once the streams whose closures ran a
+ * function's optimized code were gone, a full GC dropped that code, and the
+ * next stream ran its hot loops unoptimized until they were compiled again:
+ * a records job or a run over many files paid that after most full GCs.
+ * Holding the last finished instance of each kind (a framing mode, a dialect)
+ * keeps the code (benchmarks/RESULTS.md, "Hot code compiled again after full
+ * GCs").
+ *
+ * An instance is held only after its end, and must by then have let go of
+ * its consumer and of the stages around it (the emit it was last given, hooks
+ * into the stage that made it), so that what is held is its own state alone:
+ * test/pipeline/warm.test.ts reads the corpus and checks that no stream,
+ * consumer or output outlives its reading.
+ */
+export class WarmSlot {
+  /** By kind: each kind runs code of its own. */
+  private readonly last = new Map<string, object>();
+
+  /** Holds `instance` as the last of its kind, releasing the one held before. */
+  hold(instance: object, kind = ''): void {
+    this.last.set(kind, instance);
+  }
+
+  /** The instance held for `kind` (tests). */
+  held(kind = ''): object | undefined {
+    return this.last.get(kind);
+  }
+}

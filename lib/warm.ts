@@ -5,10 +5,12 @@
  * stream's state. On V8 (Node 20), once the streams whose closures ran a
  * function's optimized code were gone, a full GC dropped that code, and the
  * next stream ran its hot loops unoptimized until they were compiled again:
- * a records job or a run over many files paid that after most full GCs.
- * Holding the last finished instance of each kind (a framing mode, a dialect)
- * keeps the code (benchmarks/RESULTS.md, "Hot code compiled again after full
- * GCs").
+ * a records job paid that after most full GCs. The framers (SSE, the JSON
+ * scanner's two modes) hold their last finished instance here, which keeps
+ * their code (benchmarks/RESULTS.md, "Hot code compiled again after full
+ * GCs"). Held normalizers saved compiling too, but each held instance lives
+ * long enough to reach the old generation, and theirs cost more in garbage
+ * collection than they saved.
  *
  * An instance is held only after its end, and must by then have let go of
  * its consumer and of the stages around it (the emit it was last given, hooks

@@ -25,7 +25,6 @@ import type { DialectContext, LaneRoute, LaneRouter, ResponseHandler } from './t
 import { createResponseLimits, type DialectLimitOptions, type ResponseLimits } from './limits.js';
 import { resolveLimits, type Limits } from '../limits.js';
 import type { Unframed } from '../framing/sse.js';
-import { WarmSlot } from '../warm.js';
 
 export interface NormalizerOptions extends DialectLimitOptions {
   /** @defaultValue 'auto' */
@@ -153,20 +152,12 @@ export function createNormalizer(options: NormalizerOptions = {}): Normalizer {
   return makeNormalizer(resolveNormalizerOptions(options));
 }
 
-/** The last normalizer of each dialect to end, with its last response (see lib/warm.ts). */
-const normalizerWarmth = new WarmSlot();
-/** What an ended normalizer is left holding in place of its consumer. */
-const ENDED: Emit<UnifiedEvent> = () => {};
-
 /** The normalizer from options already resolved; `hooks`: see NormalizerHooks. */
-
 export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: NormalizerHooks | null = null, start: NormalizerStart | null = null): NormalizerCore {
   const requested = options.dialect;
   if (requested !== 'auto') options.onDialect?.(requested);
   const resumed = requested === 'auto' ? (start?.dialect ?? null) : null;
   let handler: ResponseHandler | null = null;
-  /** The last response that ended, whose handler's closures stay with this normalizer when it is kept warm. */
-  let lastDone: ResponseHandler | null = null;
   /** The dialect's lane router for this input (see LaneRouter), and the lanes open, in opening order. */
   let router: LaneRouter | null = requested === 'auto' ? (resumed === null ? null : (dialects[resumed].lanes?.() ?? null)) : (dialects[requested].lanes?.() ?? null);
   const lanes = new Map<string, Lane>();
@@ -197,7 +188,6 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
       // A done for choice k>0 (OpenAI n>1) does not end the response; choice 0's does.
       if (ev.type === 'done') {
         if (ev.choice === undefined) {
-          if (handler !== null) lastDone = handler;
           handler = null;
           limits.reset();
         }
@@ -290,7 +280,6 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
           if (ev.type === 'done') {
             // a done of choice k>0 leaves the response open (as unlaned)
             if (ev.choice === undefined) {
-              if (lane.handler !== null) lastDone = lane.handler;
               lane.handler = null;
               lane.limits.reset();
               lanes.delete(key);
@@ -426,7 +415,6 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
       if (lh !== null) cutOff(lh, lane.ctx, () => lane.handler === lh, report);
     }
     lanes.clear();
-    out = ENDED; // (kept warm, it must not keep its consumer)
   }
 
   /**
@@ -470,7 +458,6 @@ export function makeNormalizer(options: ResolvedNormalizerOptions, hooks: Normal
     },
     end(emit) {
       close(emit, true);
-      normalizerWarmth.hold(self, self.dialect ?? '');
     },
     abandon(emit) {
       abandoned = true;

@@ -16,7 +16,6 @@ import type { Unframed } from '../framing/sse.js';
 import { TemplateStore, type TemplateMatch } from './template.js';
 import { EventTemplateStore } from './event-template.js';
 import { fastOf, type FastContext, type FastDialect } from './registry.js';
-import { WarmSlot } from '../warm.js';
 
 /** The normalizer of the fused pipeline: also takes frame texts and SSE events before they are parsed. */
 export interface TextNormalizer extends Stage<ProviderEvent, UnifiedEvent> {
@@ -56,9 +55,6 @@ export interface TextNormalizer extends Stage<ProviderEvent, UnifiedEvent> {
    */
   learnEvent(event: string, buf: Uint8Array, start: number, dataStart: number, dataEnd: number, end: number): void;
 }
-
-/** The last text normalizer of each dialect to end, with its templates (see lib/warm.ts). */
-const textNormalizerWarmth = new WarmSlot();
 
 export function makeTextNormalizer(options: ResolvedNormalizerOptions, start: NormalizerStart | null = null): TextNormalizer {
   /** Templates of the current dialect. */
@@ -116,7 +112,7 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions, start: No
     return handled;
   }
 
-  const self: TextNormalizer = {
+  return {
     push(pe, emit) {
       // The first provider event after a miss is that frame's (see pushText).
       teaching = missed;
@@ -126,12 +122,9 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions, start: No
     },
     end(emit) {
       core.end(emit);
-      textSink = rawSink = null; // (kept warm, it must not keep what the sinks write to)
-      textNormalizerWarmth.hold(self, core.dialect ?? '');
     },
     abandon(emit) {
       core.abandon(emit);
-      textSink = rawSink = null;
     },
     unframed(report, emit) {
       core.unframed(report, emit);
@@ -169,5 +162,4 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions, start: No
       events.rawText = rawSink !== null;
     },
   };
-  return self;
 }

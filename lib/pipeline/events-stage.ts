@@ -22,9 +22,6 @@ import type { Chunk } from '../framing/bytes.js';
 import type { SseEventHook, SseHooks, Unframed } from '../framing/sse.js';
 import { chain } from '../stage.js';
 
-/** What an ended stage is left holding in place of its consumer (see lib/warm.ts). */
-const ENDED: Emit<UnifiedEvent> = () => {};
-
 export interface EventsStageOptions extends DialectLimitOptions {
   /** @defaultValue 'auto' */
   dialect?: DialectOption;
@@ -191,12 +188,10 @@ export function makeEventsStage(options: ResolvedEventsOptions, tap?: (frame: Fr
     end(emit) {
       fused.end(emit);
       trail();
-      out = ENDED; // (a framer or normalizer kept warm may hold this stage's closures: not its consumer)
     },
     abandon(emit) {
       normalizer.abandon(emit);
       trail();
-      out = ENDED;
     },
     setTextSink(sink, raw) {
       normalizer.setTextSink(fast ? sink : null, raw);

@@ -283,9 +283,12 @@ export function makeSseFramer(options: ResolvedFramerOptions, hooks: SseHooks = 
       if (frameNo === 0 && ignoredAt >= 0 && onUnframed !== undefined) {
         onUnframed(new Unframed(bytesIn, ignoredAt, ignoredLine, positions ? { frame: 0, offset: ignoredAt } : undefined));
       }
-      // kept warm, it must not keep its consumer nor the stage around it
+      // kept warm, it must not keep its consumer, the stage around it nor the input
       emit = ENDED;
       hook = onUnframed = undefined;
+      blockBuf = null;
+      data = ignoredLine = '';
+      dataParts = null;
       sseWarmth.hold(stage);
     },
   };

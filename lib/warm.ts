@@ -13,10 +13,10 @@
  * collection than they saved.
  *
  * An instance is held only after its end, and must by then have let go of
- * its consumer and of the stages around it (the emit it was last given, hooks
- * into the stage that made it), so that what is held is its own state alone:
- * test/pipeline/warm.test.ts reads the corpus and checks that no stream,
- * consumer or output outlives its reading.
+ * its consumer, of the stages around it (the emit it was last given, hooks
+ * into the stage that made it) and of the input's bytes, so that what is held
+ * is its own small state: test/pipeline/warm.test.ts reads the corpus and
+ * checks that no stream, consumer, output or input chunk outlives its reading.
  */
 export class WarmSlot {
   /** By kind: each kind runs code of its own. */

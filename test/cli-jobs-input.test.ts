@@ -1,12 +1,13 @@
 /**
- * openInput in a --jobs worker (stdin null) reads the file with blocking
- * reads on its own thread instead of a read stream: the same chunks as the
- * main thread's stream, the same reasons for a file it cannot read, and the
- * file released when the reading stops early or ends.
+ * openInput reads a regular file with blocking reads on the calling thread
+ * (the main one or a --jobs worker) instead of a read stream: the same chunks
+ * as a 64 KiB read stream, the reasons cat gives for a file it cannot read,
+ * the file released when the reading stops early or ends; a FIFO is still
+ * read through libuv, in the main thread as in a worker (stdin null).
  */
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -32,16 +33,19 @@ function openFds(): number {
   return readdirSync('/proc/self/fd').length;
 }
 
-t.test('a worker reads the chunks the main thread reads', async (t) => {
+t.test('a regular file: the chunks a 64 KiB read stream gives, in the main thread as in a worker', async (t) => {
   for (const file of [big, empty]) {
-    const main = await chunks(file, new PassThrough());
-    const worker = await chunks(file, null);
-    t.same(
-      worker.map((c) => c.length),
-      main.map((c) => c.length),
-      `${file}: chunk sizes ${main.map((c) => c.length).join(', ') || 'none'}`,
-    );
-    t.ok(Buffer.concat(worker).equals(readFileSync(file)), `${file}: the file's bytes`);
+    const stream: Buffer[] = [];
+    for await (const chunk of createReadStream(file, { highWaterMark: 64 * 1024 }) as AsyncIterable<Buffer>) stream.push(chunk);
+    for (const [who, stdin] of [['main thread', new PassThrough()], ['worker', null]] as const) {
+      const got = await chunks(file, stdin);
+      t.same(
+        got.map((c) => c.length),
+        stream.map((c) => c.length),
+        `${file}, ${who}: chunk sizes ${stream.map((c) => c.length).join(', ') || 'none'}`,
+      );
+      t.ok(Buffer.concat(got).equals(readFileSync(file)), `${file}, ${who}: the file's bytes`);
+    }
   }
   const input = await openInput(big, null);
   t.equal(input.size, 200_001, 'its size');
@@ -49,12 +53,16 @@ t.test('a worker reads the chunks the main thread reads', async (t) => {
   input.close();
 });
 
-t.test('a file a worker cannot read: the reasons the main thread gives', async (t) => {
-  for (const file of [join(dir, 'missing.sse'), aDirectory]) {
-    const main = await openInput(file, new PassThrough()).catch((err: unknown) => err);
-    const worker = await openInput(file, null).catch((err: unknown) => err);
-    t.ok(worker instanceof InputError, `${file}: an InputError`);
-    t.equal((worker as Error).message, (main as Error).message, `${file}: ${(main as Error).message}`);
+t.test("a file that cannot be read: cat's reasons, in the main thread as in a worker", async (t) => {
+  for (const [file, why] of [
+    [join(dir, 'missing.sse'), 'no such file or directory'],
+    [aDirectory, 'is a directory'],
+  ]) {
+    for (const stdin of [new PassThrough(), null]) {
+      const err = await openInput(file, stdin).catch((e: unknown) => e);
+      t.ok(err instanceof InputError, `${file}: an InputError`);
+      t.equal((err as Error).message, why, `${file}: ${why}`);
+    }
   }
 });
 
@@ -74,18 +82,20 @@ t.test('the file is released when the reading ends or stops early', { skip: proc
   t.equal(openFds(), before, 'stopped after one chunk');
 });
 
-t.test('a FIFO in a worker is read as the main thread reads it: opening it waits for its writer without blocking the thread', { skip: process.platform === 'win32' && 'no mkfifo' }, async (t) => {
-  const fifo = join(dir, 'fifo.sse');
-  execFileSync('mkfifo', [fifo]);
-  const opening = openInput(fifo, null);
-  // a blocking open would hold the thread until a writer came: this timer would not fire first
-  const first = await Promise.race([opening.then(() => 'opened'), new Promise((resolve) => setTimeout(resolve, 50, 'timer'))]);
-  t.equal(first, 'timer', 'the thread is free while the FIFO waits for its writer');
-  const writer = createWriteStream(fifo);
-  writer.end('data: {"a":1}\n\n');
-  const input = await opening;
-  const out: Buffer[] = [];
-  for await (const chunk of input.stream as AsyncIterable<Buffer>) out.push(chunk);
-  t.equal(Buffer.concat(out).toString(), 'data: {"a":1}\n\n', 'its bytes');
-  t.equal(input.size, 0, "a FIFO's size is 0 as the main thread reports it");
+t.test('a FIFO is read through libuv: opening it waits for its writer without blocking the thread', { skip: process.platform === 'win32' && 'no mkfifo' }, async (t) => {
+  for (const [who, stdin] of [['main thread', new PassThrough()], ['worker', null]] as const) {
+    const fifo = join(dir, `fifo-${who.replace(' ', '-')}.sse`);
+    execFileSync('mkfifo', [fifo]);
+    const opening = openInput(fifo, stdin);
+    // a blocking open would hold the thread until a writer came: this timer would not fire first
+    const first = await Promise.race([opening.then(() => 'opened'), new Promise((resolve) => setTimeout(resolve, 50, 'timer'))]);
+    t.equal(first, 'timer', `${who}: the thread is free while the FIFO waits for its writer`);
+    const writer = createWriteStream(fifo);
+    writer.end('data: {"a":1}\n\n');
+    const input = await opening;
+    const out: Buffer[] = [];
+    for await (const chunk of input.stream as AsyncIterable<Buffer>) out.push(chunk);
+    t.equal(Buffer.concat(out).toString(), 'data: {"a":1}\n\n', `${who}: its bytes`);
+    t.equal(input.size, 0, `${who}: a FIFO's size is 0, as fstat gives it`);
+  }
 });

@@ -28,6 +28,9 @@ export function inputName(file: string): string {
   return file === '-' ? 'stdin' : file;
 }
 
+/** The size of a read, from a regular file as from a read stream (the chunks the stages see are the same). */
+const CHUNK = 64 * 1024;
+
 /**
  * Opens `file` for reading (`-`: `stdin`, which only the main thread has:
  * null in a --jobs worker); throws an InputError when it cannot be read: it
@@ -39,9 +42,9 @@ export async function openInput(file: string, stdin: Readable | null): Promise<I
     if (stdin === null) throw new Error('standard input is read in the main thread only');
     return { name: 'stdin', stream: stdin, size: null, close: () => {} };
   }
-  // a worker reads a regular file with blocking reads; a pipe, FIFO or device may never answer (opening a FIFO waits
-  // for its writer), and a thread blocked in a read could not be terminated: read as in the main thread
-  if (stdin === null && isRegularFile(file)) return openInWorker(file);
+  // a regular file is read with blocking reads (openFile); a pipe, FIFO or device may never answer (opening a FIFO
+  // waits for its writer), and a thread blocked in a read could not be interrupted or terminated: read through libuv
+  if (isRegularFile(file)) return openFile(file);
   let handle;
   try {
     handle = await open(file, 'r');
@@ -51,7 +54,7 @@ export async function openInput(file: string, stdin: Readable | null): Promise<I
   try {
     const st = await handle.stat();
     if (st.isDirectory()) throw new InputError(reason({ code: 'EISDIR' }));
-    const stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
+    const stream = handle.createReadStream({ highWaterMark: CHUNK });
     return { name: file, stream, size: st.size, close: () => stream.destroy() };
   } catch (err) {
     await handle.close();
@@ -71,19 +74,16 @@ function isRegularFile(file: string): boolean {
 /** The one-line reason of a failed open or read (`EIO` → `i/o error`), worded as records mode words it. */
 export { reason };
 
-/** The size of a read, in a worker as in the main thread's stream (the chunks the stages see are the same). */
-const CHUNK = 64 * 1024;
-
 /**
- * openInput in a --jobs worker: the file read with blocking reads on the
- * worker's own thread. A worker does nothing else meanwhile, and the main
- * thread's way (a read stream: each 64 KiB read a round trip through libuv's
- * thread pool, shared by the workers) took 10 % more of the process's CPU
- * time on 800 files of 1 MB (benchmarks/RESULTS.md, issue 32). `from`,
- * `to`: only the bytes [from, to) (a part of an SSE log, sse-cut.ts; `to`
- * null: to the end).
+ * A regular file read with blocking reads on the calling thread, in 64 KiB
+ * chunks as a read stream gives them. The thread (the main one with one job,
+ * a --jobs worker otherwise) has nothing else to do meanwhile, and a read
+ * stream makes each read a round trip through libuv's thread pool: on 800
+ * captures of 1 MB that took more CPU time and more wall time, in one job as
+ * in two (benchmarks/RESULTS.md, issue 32). `from`, `to`: only the bytes
+ * [from, to) (a part of an SSE log, sse-cut.ts; `to` null: to the end).
  */
-export function openInWorker(file: string, from = 0, to: number | null = null): Input {
+export function openFile(file: string, from = 0, to: number | null = null): Input {
   let fd: number;
   try {
     fd = openSync(file, 'r');

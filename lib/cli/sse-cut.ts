@@ -35,7 +35,7 @@ import type { StreamResume, StreamTrail } from '../pipeline/events-stage.js';
 import { targetNames } from '../encode/registry.js';
 import type { CliOptions } from './args.js';
 import { readHead, type ByteRange } from './range.js';
-import { openInWorker, type Input } from './input.js';
+import { openFile, type Input } from './input.js';
 
 /** A part's size before it is cut at the next response end. */
 export const SSE_RANGE_BYTES = 8 * 1024 * 1024;
@@ -336,7 +336,7 @@ export function cleanEnd(trail: StreamTrail): boolean {
 
 /** A part's bytes as an input (its name the file's), read as a worker reads its files (blocking reads on its own thread). */
 export function openPart(file: string, part: ByteRange): Input {
-  return openInWorker(file, part.start, part.end);
+  return openFile(file, part.start, part.end);
 }
 
 /** The parts of `file` when it is a large regular SSE log with cuts (planSseRanges), else null (an unreadable file too: its reader says why). */

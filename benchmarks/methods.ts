@@ -27,6 +27,8 @@ export interface MethodContext {
 export interface MethodResult {
   /** Items the method produced (events, chunks, results: what the method yields). */
   items: number;
+  /** Bytes the method wrote (transcoding: the target's wire). */
+  bytesOut?: number;
 }
 
 export type MethodGroup = 'floor' | 'framing' | 'sdk-raw' | 'sdk-final' | 'vercel' | 'wirefold' | 'transcode';
@@ -429,11 +431,11 @@ function wirefoldTo(to: TargetName): (ctx: MethodContext) => Promise<MethodResul
       }),
     );
     if (bytes === 0) throw new CheckError(`nothing written to ${to}`);
-    return { items };
+    return { items, bytesOut: bytes };
   };
 }
 
-const TRANSCODE_TARGETS: TargetName[] = ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini', 'ai-sdk-ui'];
+export const TRANSCODE_TARGETS: TargetName[] = ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini', 'ai-sdk-ui'];
 
 // ---------------------------------------------------------------------------
 

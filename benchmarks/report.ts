@@ -101,6 +101,75 @@ export function summaryTable(outputs: WorkerOutput[], shape: 'single' | 'log', c
   return lines.join('\n');
 }
 
+/** The transcoding methods' ids (`wirefold-to-<target>`) in the order the records have them. */
+function transcodeIds(outputs: WorkerOutput[]): string[] {
+  const ids: string[] = [];
+  for (const o of outputs) for (const r of o.records) if (r.group === 'transcode' && !ids.includes(r.method)) ids.push(r.method);
+  return ids;
+}
+
+const TRANSCODE_TARGET = 0.5;
+
+/**
+ * Source dialects × target wires: MiB of input per second read and written as
+ * the target (ratio to the same fixture's reading floor), then the target's
+ * bytes per input byte (the Responses wire repeats the text in its done
+ * events, so it writes several bytes for each one read).
+ */
+export function transcodeTable(outputs: WorkerOutput[], shape: 'single' | 'log', chunkSize: number, profile: FixtureProfile = 'english'): string {
+  const cols = DIALECT_ORDER.map((d) => outputs.find((o) => o.stats.dialect === d && o.stats.shape === shape && profileOf(o.stats) === profile)).filter((o): o is WorkerOutput => o !== undefined);
+  const ids = transcodeIds(cols);
+  if (cols.length === 0 || ids.length === 0) return '';
+  const lines: string[] = [];
+  lines.push(`| source → target | ${cols.map((o) => DIALECT_TITLE[o.stats.dialect]).join(' | ')} |`);
+  lines.push(`|---|${cols.map(() => '---:').join('|')}|`);
+  const floorRow = ROWS[0]!;
+  lines.push(`| reading floor | ${cols.map((o) => cell(find(o, chunkSize, floorRow.ids), floorOf(o, chunkSize))).join(' | ')} |`);
+  for (const id of ids) {
+    const cells = cols.map((o) => {
+      const rec = find(o, chunkSize, [id]);
+      const floor = floorOf(o, chunkSize);
+      const text = cell(rec, floor);
+      if (rec === undefined || rec.error !== null || floor === undefined || floor.error !== null) return text;
+      const ratio = rec.mbps / floor.mbps;
+      const size = rec.bytesOut === undefined ? '' : `, ${fmt(rec.bytesOut / rec.bytes, 1)}:1`;
+      return `${ratio < TRANSCODE_TARGET ? `**${text}**` : text}${size}`;
+    });
+    lines.push(`| → \`${id.slice('wirefold-to-'.length)}\` | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/** Issue 31's target, per fixture and chunk size: every target wire at ≥ 0.5× the reading floor (the lowest one named). */
+export function transcodeChecks(outputs: WorkerOutput[], chunkSizes: number[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const o of outputs) {
+    const ids = transcodeIds([o]);
+    if (ids.length === 0) continue;
+    for (const cs of chunkSizes) {
+      const name = fixtureLabel(o.stats);
+      const floor = floorOf(o, cs);
+      if (floor === undefined || floor.error !== null) continue;
+      const recs = ids.map((id) => find(o, cs, [id]));
+      const failed = recs.find((r) => r === undefined || r.error !== null);
+      if (failed !== undefined) {
+        checks.push({ fixture: name, chunkSize: cs, target: 'transcoding into every target runs and checks out', value: failed?.error ?? 'missing', pass: false });
+        continue;
+      }
+      const ratios = (recs as RunRecord[]).map((r) => ({ to: r.method.slice('wirefold-to-'.length), ratio: r.mbps / floor.mbps }));
+      const low = ratios.reduce((a, b) => (b.ratio < a.ratio ? b : a));
+      checks.push({
+        fixture: name,
+        chunkSize: cs,
+        target: `transcoding into each of ${ids.length} targets ≥ ${TRANSCODE_TARGET}× floor (lowest named)`,
+        value: `${fmt(low.ratio, 2)}× (${low.to})`,
+        pass: low.ratio >= TRANSCODE_TARGET,
+      });
+    }
+  }
+  return checks;
+}
+
 /** Every record of one fixture: MB/s, events/s, ratio to the floor, peak RSS. */
 export function detailTable(out: WorkerOutput): string {
   const lines: string[] = [];

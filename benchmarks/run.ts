@@ -44,7 +44,7 @@ import {
   type FixtureProfile,
   type FixtureShape,
 } from './generate.js';
-import { detailTable, DIALECT_ORDER, fixtureLabel, machineInfo, summaryTable, svgChart, targetChecks } from './report.js';
+import { detailTable, DIALECT_ORDER, fixtureLabel, machineInfo, summaryTable, svgChart, targetChecks, transcodeChecks, transcodeTable } from './report.js';
 import type { WorkerOutput } from './worker.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -168,7 +168,7 @@ async function main(argv: string[]): Promise<void> {
   const singles = outputs.filter((o) => o.stats.shape === 'single');
   const multilingual = singles.filter((o) => profileOf(o.stats) === 'multilingual');
   const logs = outputs.filter((o) => o.stats.shape === 'log');
-  const checks = targetChecks(singles, chunks);
+  const checks = [...targetChecks(singles, chunks), ...transcodeChecks(outputs, chunks)];
   const chunkName = (c: number): string => (c % 1024 === 0 ? `${c / 1024} KiB` : `${(c / 1024).toFixed(1)} KiB`);
   const md: string[] = [];
   md.push('# wirefold benchmark results');
@@ -222,6 +222,21 @@ async function main(argv: string[]): Promise<void> {
       md.push(summaryTable(logs, 'log', cs));
       md.push('');
     }
+  }
+  const transcoding = [
+    ...chunks.map((cs) => ({ title: `single long response, ${chunkName(cs)} chunks`, table: transcodeTable(singles, 'single', cs) })),
+    ...chunks.map((cs) => ({ title: `single long response, multilingual text, ${chunkName(cs)} chunks`, table: transcodeTable(multilingual, 'single', cs, 'multilingual') })),
+    ...chunks.map((cs) => ({ title: `log of many responses, ${chunkName(cs)} chunks`, table: transcodeTable(logs, 'log', cs) })),
+  ].filter((t) => t.table !== '');
+  for (const [i, t] of transcoding.entries()) {
+    md.push(`## Transcoding, ${t.title}`);
+    md.push('');
+    if (i === 0) {
+      md.push("`createStream({ to })`: the fixture's bytes read and written as the target's wire. MB/s of input (the ratio to the reading floor of the same run; bold: under 0.5×), then the target's bytes per input byte.");
+      md.push('');
+    }
+    md.push(t.table);
+    md.push('');
   }
   md.push('![throughput chart](results.svg)');
   md.push('');

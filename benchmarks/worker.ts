@@ -36,6 +36,8 @@ export interface RunRecord {
   framesPerSec: number;
   /** Items the method produced per run. */
   items: number;
+  /** Bytes the method wrote per run (transcoding: the target's wire); absent for a method that writes none. */
+  bytesOut?: number;
   /** Median over runs of the peak RSS above the RSS at the run's start, MiB. */
   peakRssDeltaMiB: number;
   /** Per timed run: GC pause time that started within the run, ms, and mark-compacts among those pauses. */
@@ -227,6 +229,7 @@ async function main(argv: string[]): Promise<void> {
         majors: [] as number[],
         peaks: [] as number[],
         items: 0,
+        bytesOut: undefined as number | undefined,
         error: null as string | null,
       };
     });
@@ -264,11 +267,11 @@ async function main(argv: string[]): Promise<void> {
     // finished, incremental marking and pause, ~30 ms into the next run, and with one every
     // two runs it fell on the same method round after round (Interactions at 64 KiB, fused
     // then separate stages: 2-3 of 25 runs against 13-16 of 25; either alone: 9-12 of 25).
-    // The floor and wirefold's methods, whose ratios are the targets, run the same rounds:
+    // The floor, wirefold's methods and the transcoding ones, whose ratios are the targets, run the same rounds:
     // while one of them needs more, all of them run, so that none has its median taken over
     // a stretch of the host's drift (runs late in a worker were up to 2x faster) the others missed.
     const timed = (s: (typeof state)[number]): number => s.times.reduce((a, b) => a + b, 0);
-    const compared = (s: (typeof state)[number]): boolean => s.m.group === 'floor' || s.m.group === 'wirefold';
+    const compared = (s: (typeof state)[number]): boolean => s.m.group === 'floor' || s.m.group === 'wirefold' || s.m.group === 'transcode';
     const random = new Rng(chunkSize); // (seeded: a rerun makes the same orders)
     for (let round = 0; round < maxRuns; round++) {
       const wants = (s: (typeof state)[number]): boolean => s.error === null && (round < runs || timed(s) < minTimedMs);
@@ -286,6 +289,7 @@ async function main(argv: string[]): Promise<void> {
           const cpu = process.cpuUsage(cpu0);
           const peak = sampler.finish();
           s.items = r.items;
+          s.bytesOut = r.bytesOut;
           s.times.push(ms);
           s.cpu.push((cpu.user + cpu.system) / 1000);
           s.peaks.push((peak - before) / 2 ** 20);
@@ -320,6 +324,7 @@ async function main(argv: string[]): Promise<void> {
         medianCpuMs: s.cpu.length > 0 ? median(s.cpu) : NaN,
         framesPerSec: s.fx.stats.frames / (med / 1000),
         items: s.items,
+        ...(s.bytesOut === undefined ? {} : { bytesOut: s.bytesOut }),
         peakRssDeltaMiB: s.peaks.length > 0 ? median(s.peaks) : NaN,
         gcMs: s.gcMs,
         markCompacts: s.majors,

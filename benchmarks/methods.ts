@@ -435,7 +435,7 @@ function wirefoldTo(to: TargetName): (ctx: MethodContext) => Promise<MethodResul
   };
 }
 
-export const TRANSCODE_TARGETS: TargetName[] = ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini', 'ai-sdk-ui'];
+export const TRANSCODE_TARGETS: TargetName[] = ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini', 'gemini-json-array', 'gemini-interactions', 'ai-sdk-ui'];
 
 // ---------------------------------------------------------------------------
 

@@ -56,7 +56,7 @@ export function createStream<O extends StreamOutput<OutputMode>>(options?: Creat
     resolved = { ...resolved, onLoss: (report: LossReport) => (onLoss?.(report), stream?.emit('loss', report)) };
   }
   // The overloads give each output mode its item type; the stage emits that mode's items (`to`: bytes,
-  // a buffer per 64 KiB block of an input chunk's output where every source is encoded, which the Transform hands on as they are).
+  // a buffer per 64 KiB block of an input chunk's output, which the Transform hands on as they are).
   const stage = (resolved.to !== undefined ? makeByteTranscoder(resolved, resolved.to, makeGuardedEventsStage) : makeOutputStage(resolved)) as GuardedStage<O>;
   const bytesOut = resolved.output === 'text' || resolved.to !== undefined;
   stream = new StageTransform<Chunk, O>(stage, false, resolved.transform, !bytesOut);

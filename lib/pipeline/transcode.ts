@@ -15,6 +15,7 @@ import type { DialectName, Frame, UnifiedEvent } from '../events.js';
 import type { FramingName } from '../framing/detect.js';
 import type { Emit, Stage } from '../stage.js';
 import { makeFramer } from '../framing/detect.js';
+import { ByteOut } from '../encode/byte-out.js';
 import { makeEncoder, targetOf } from '../encode/encoder.js';
 import type { TargetDefinitionOf } from '../encode/target.js';
 import type { TargetName } from '../encode/types.js';
@@ -27,12 +28,45 @@ type Mode = 'unknown' | 'pass' | 'encode';
 export type EventsFactory = (options: ResolvedStreamOptions, tap?: (frame: Frame) => void) => GuardedEventsStage;
 
 /**
- * makeTranscoder for a consumer of bytes (createStream's Transform): where no frame can pass as it
- * came, the output of each input chunk comes as one Uint8Array (see encode/byte-out.ts); elsewhere
- * strings, as makeTranscoder's.
+ * makeTranscoder for a consumer of bytes (createStream's Transform): the output of each input chunk
+ * comes as bytes, a Uint8Array per 64 KiB block (see encode/byte-out.ts).
  */
-export function makeByteTranscoder(options: ResolvedStreamOptions, to: TargetName, makeGuardedEventsStage: EventsFactory): GuardedStage<string | Uint8Array> {
-  return passesNone(options, targetOf(to).passThrough) ? encodeBytes(options, to, makeGuardedEventsStage) : makeTranscoder(options, to, makeGuardedEventsStage);
+export function makeByteTranscoder(options: ResolvedStreamOptions, to: TargetName, makeGuardedEventsStage: EventsFactory): GuardedStage<Uint8Array> {
+  return passesNone(options, targetOf(to).passThrough) ? encodeBytes(options, to, makeGuardedEventsStage) : inBlocks(makeTranscoder(options, to, makeGuardedEventsStage));
+}
+
+/**
+ * The strings a stage writes for one input chunk handed on as bytes, a view per 64 KiB block (as
+ * encodeBytes does): a frame that passes as it came is a string of its own, which the Transform would
+ * encode and queue on its own (thousands a chunk for a log of small events). What was written before
+ * a failure still goes out first.
+ */
+function inBlocks(stage: GuardedStage<string>): GuardedStage<Uint8Array> {
+  const out = new ByteOut();
+  const write: Emit<string> = (s) => out.plain(s);
+  return {
+    push(chunk, emit) {
+      try {
+        stage.push(chunk, write);
+      } finally {
+        out.flush(emit);
+      }
+    },
+    end(emit) {
+      try {
+        stage.end(write);
+      } finally {
+        out.flush(emit);
+      }
+    },
+    abort(err, emit) {
+      try {
+        stage.abort(err, write);
+      } finally {
+        out.flush(emit);
+      }
+    },
+  };
 }
 
 /** No frame can pass as it came (the target has no pass-through for this source, or passThrough: false). */

@@ -258,8 +258,13 @@ function frameWriter(framing: 'sse' | 'json-array'): { write(frame: Frame, out: 
         lastId = frame.id;
       }
       if (frame.retry !== undefined) s += `retry: ${frame.retry}\n`;
-      for (const line of frame.data.split('\n')) s += `data: ${line}\n`;
-      out(s + '\n');
+      const data = frame.data;
+      if (data.indexOf('\n') === -1) s += `data: ${data}\n\n`;
+      else {
+        for (const line of data.split('\n')) s += `data: ${line}\n`;
+        s += '\n';
+      }
+      out(s);
     },
     close(out) {
       if (framing === 'json-array' && elements > 0) out('\n]');

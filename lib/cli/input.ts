@@ -33,18 +33,20 @@ const CHUNK = 64 * 1024;
 
 /**
  * Opens `file` for reading (`-`: `stdin`, which only the main thread has:
- * null in a --jobs worker); throws an InputError when it cannot be read: it
+ * null in a --jobs worker; `blocking` false: a regular file through libuv
+ * too, see runRecords); throws an InputError when it cannot be read: it
  * does not exist, is not readable, or is a directory (which `open` accepts
  * on Linux and only the first read refuses).
  */
-export async function openInput(file: string, stdin: Readable | null): Promise<Input> {
+export async function openInput(file: string, stdin: Readable | null, blocking = true): Promise<Input> {
   if (file === '-') {
     if (stdin === null) throw new Error('standard input is read in the main thread only');
     return { name: 'stdin', stream: stdin, size: null, close: () => {} };
   }
-  // a regular file is read with blocking reads (openFile); a pipe, FIFO or device may never answer (opening a FIFO
-  // waits for its writer), and a thread blocked in a read could not be interrupted or terminated: read through libuv
-  if (isRegularFile(file)) return openFile(file);
+  // a regular file is read with blocking reads (openFile) unless the caller asks otherwise; a pipe, FIFO or device may
+  // never answer (opening a FIFO waits for its writer), and a thread blocked in a read could not be interrupted or
+  // terminated: read through libuv
+  if (blocking && isRegularFile(file)) return openFile(file);
   let handle;
   try {
     handle = await open(file, 'r');

@@ -46,9 +46,11 @@ export interface LaneRouter {
  * Fused final mode: takes a text or reasoning delta (contentIndex -1 when
  * none) exactly as the final accumulator would take its event, without the
  * event object and the hops it passes through; false when the event must be
- * emitted instead (e.g. no response open yet).
+ * emitted instead (e.g. no response open yet). `body`, when given: the
+ * text's JSON string body as the payload had it, escapes undecoded (see
+ * TemplateMatch.body in lib/fast/template.ts).
  */
-export type TextSink = (reasoning: boolean, index: number, contentIndex: number, text: string) => boolean;
+export type TextSink = (reasoning: boolean, index: number, contentIndex: number, text: string, body?: string) => boolean;
 
 /**
  * A TextSink that takes the delta as its wire bytes instead (see

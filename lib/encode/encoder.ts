@@ -48,8 +48,11 @@ export function createEncoder(options: EncoderOptions): Stage<UnifiedEvent, stri
  * dialects/types.ts), false when the event must be pushed instead.
  */
 export interface EncoderStage extends Stage<UnifiedEvent, string> {
-  /** A text or reasoning delta of choice 0 (not a refusal), as push would take its event. */
-  takeText(reasoning: boolean, index: number, contentIndex: number, text: string, emit: Emit<string>): boolean;
+  /**
+   * A text or reasoning delta of choice 0 (not a refusal), as push would take its event; `body`, when
+   * given: its JSON string body as the source had it (written as it is when JSON.stringify would write it).
+   */
+  takeText(reasoning: boolean, index: number, contentIndex: number, text: string, emit: Emit<string>, body?: string): boolean;
   /** The same with the delta's JSON string body as its wire bytes (latin1 view of valid UTF-8). */
   takeRaw(reasoning: boolean, index: number, contentIndex: number, raw: string, emit: Emit<string>): boolean;
   /** Byte mode (makeEncoder's `bytes`): hands on what was written since the last flush, else nothing. */
@@ -99,11 +102,14 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
   let rawText: string | null = null;
   let rawChars: string | null = null;
   let rawBytes = '';
+  /** rawBytes are the delta's (takeRaw), not a body given as text (takeText). */
+  let wire = false;
   const byteOut = bytes ? new ByteOut() : null;
   /** A delta of this response may be given as its wire bytes (byte mode, and the response reads its text only so). */
   const undecoded = (r: TargetResponse, reasoning: boolean): boolean => byteOut !== null && (r.rawDeltas === 'all' || (r.rawDeltas === 'text' && !reasoning));
   let taken = false;
   const chars = (s: string): string => (s === rawText ? (rawChars ??= latin1ToUtf8(rawBytes)) : jsonChars(s));
+  const wireOf = (s: string): boolean => wire && s === rawText;
   const ctx: TargetContext = {
     write: byteOut === null ? (text) => out(text) : (text) => byteOut.write(text),
     lose: (what, detail) => ledger.lose(what, detail),
@@ -114,8 +120,8 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
         ? (before, text, after, c) => out(before + (c ?? chars(text)) + after)
         : (before, text, after, c) => {
             byteOut.plain(before);
-            if (text === rawText) byteOut.latin1(rawBytes);
-            else byteOut.plain(c ?? jsonChars(text));
+            if (wireOf(text)) byteOut.latin1(rawBytes);
+            else byteOut.plain(c ?? chars(text));
             byteOut.plain(after);
           },
     writeAfter: byteOut === null ? (head, n, rest) => out(head.text + n + rest) : (head, n, rest) => byteOut.head(head, n, rest),
@@ -126,12 +132,12 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
             byteOut.piece(head);
             byteOut.num(n);
             byteOut.piece(fields);
-            if (text === rawText) byteOut.latin1(rawBytes);
-            else byteOut.plain(c ?? jsonChars(text));
+            if (wireOf(text)) byteOut.latin1(rawBytes);
+            else byteOut.plain(c ?? chars(text));
             byteOut.piece(after);
           },
     rawBody: (s) => (taken && s === rawText ? rawBytes : null),
-    keep: byteOut === null ? keepChars : () => byteOut.keep(chars, (s) => (s === rawText ? rawBytes : null)),
+    keep: byteOut === null ? keepChars : () => byteOut.keep(chars, (s) => (wireOf(s) ? rawBytes : null)),
   };
   function keepChars(): KeptText {
     let json = '';
@@ -212,16 +218,28 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
       out = emit;
       lanes.push(ev, encode);
     },
-    takeText(reasoning, index, contentIndex, text, emit) {
+    takeText(reasoning, index, contentIndex, text, emit, body) {
       if (!tracker.open || response === null) return false;
       out = emit;
-      take(response, reasoning, index, contentIndex, text);
+      if (body === undefined || hasForeignEscape(body)) {
+        take(response, reasoning, index, contentIndex, text);
+        return true;
+      }
+      // the body is the text's JSON characters as JSON.stringify writes them: written as it is
+      rawText = text;
+      rawChars = body;
+      try {
+        take(response, reasoning, index, contentIndex, text);
+      } finally {
+        rawText = null;
+      }
       return true;
     },
     takeRaw(reasoning, index, contentIndex, raw, emit) {
       if (!tracker.open || response === null || hasForeignEscape(raw)) return false;
       out = emit;
       rawBytes = raw;
+      wire = true;
       taken = undecoded(response, reasoning);
       if (taken) {
         rawText = raw;
@@ -237,6 +255,7 @@ export function makeEncoder(options: ResolvedEncoderOptions, bytes = false): Enc
       } finally {
         rawText = null;
         taken = false;
+        wire = false;
       }
       return true;
     },

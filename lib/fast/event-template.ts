@@ -371,6 +371,14 @@ export class EventTemplateStore implements TemplateMatch {
     return this.lazy ? readRaw(this.m, this.groups, f) : undefined;
   }
 
+  /** (In a latin1 view the body is raw's: none here.) */
+  body(f: number): string | undefined {
+    if (this.lazy) return undefined;
+    const g = this.groups[f];
+    if (g === undefined || g === 0) return undefined;
+    return (this.utf8View ? undefined : this.decoded[g]) ?? this.m![g];
+  }
+
   /**
    * Adds the event template of a plain block buf[start, end) whose data line
    * payload buf[dataStart, dataEnd) `template` has just recognised.

@@ -341,6 +341,12 @@ export interface TemplateMatch {
    * undefined, and str is the way to read it.
    */
   raw(f: number): string | undefined;
+  /**
+   * String field f's JSON string body as the payload has it, escapes
+   * undecoded, when the match holds it as text (a consumer that writes JSON
+   * then need not escape the decoded string again); else undefined.
+   */
+  body(f: number): string | undefined;
 }
 
 /** See TemplateMatch.filled (an empty JSON string body is the only one that decodes to ''). */
@@ -404,6 +410,11 @@ export class TemplateStore implements TemplateMatch {
   /** (A payload's text is decoded already.) */
   raw(): undefined {
     return undefined;
+  }
+
+  body(f: number): string | undefined {
+    const g = this.groups[f];
+    return g === undefined || g === 0 ? undefined : this.m![g];
   }
 
   /** Adds a template learned from `text`'s parsed payload, if it matches `text` itself. */

@@ -97,7 +97,7 @@ export function makeTextNormalizer(options: ResolvedNormalizerOptions, start: No
         const raw = m.raw(f);
         if (raw !== undefined && rawSink(reasoning, index, contentIndex, raw)) return true;
       }
-      return sink(reasoning, index, contentIndex, m.str(f)!);
+      return sink(reasoning, index, contentIndex, m.str(f)!, m.body(f));
     },
   };
 

@@ -123,9 +123,9 @@ class Downstream {
 
 /** A sink whose exceptions come out as a later stage's failure (as from `check`). */
 function downstream<T extends TextSink | RawTextSink>(sink: T): T {
-  return ((reasoning: boolean, index: number, contentIndex: number, text: string) => {
+  return ((reasoning: boolean, index: number, contentIndex: number, text: string, body?: string) => {
     try {
-      return sink(reasoning, index, contentIndex, text);
+      return sink(reasoning, index, contentIndex, text, body);
     } catch (err) {
       throw new Downstream(err);
     }

@@ -89,7 +89,7 @@ export function makeTranscoder(options: ResolvedStreamOptions, to: TargetName, m
     // where the encoder throws at a loss, which must not come from inside the reading side.
     if (!options.strict) {
       events.setTextSink(
-        (reasoning, index, contentIndex, text) => encoder.takeText(reasoning, index, contentIndex, text, out),
+        (reasoning, index, contentIndex, text, body) => encoder.takeText(reasoning, index, contentIndex, text, out, body),
         (reasoning, index, contentIndex, raw) => encoder.takeRaw(reasoning, index, contentIndex, raw, out),
       );
     }
@@ -210,7 +210,7 @@ function encodeBytes(options: ResolvedStreamOptions, to: TargetName, makeGuarded
   if (!options.strict) {
     // as in transcoder() above: text deltas without their event, with the source's escaped text
     events.setTextSink(
-      (reasoning, index, contentIndex, text) => encoder.takeText(reasoning, index, contentIndex, text, none),
+      (reasoning, index, contentIndex, text, body) => encoder.takeText(reasoning, index, contentIndex, text, none, body),
       (reasoning, index, contentIndex, raw) => encoder.takeRaw(reasoning, index, contentIndex, raw, none),
     );
   }

@@ -52,9 +52,16 @@ function anthropic(bodies: string[]): string {
   return s;
 }
 
+/** A Gemini JSON array (generateContent's default framing): its payload templates hand the text over decoded, with its body. */
+function geminiArray(bodies: string[]): string {
+  const el = (b: string): string => `{"candidates": [{"content": {"parts": [{"text": "${b}"}],"role": "model"},"index": 0}],"modelVersion": "gemini-2.5-flash","responseId": "r_raw"}`;
+  const last = '{"candidates": [{"content": {"parts": [{"text": ""}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 3,"candidatesTokenCount": 40,"totalTokenCount": 43},"modelVersion": "gemini-2.5-flash","responseId": "r_raw"}';
+  return `[${[...bodies.map(el), last].join('\n,\r\n')}\n]`;
+}
+
 function run(input: Buffer, dialect: DialectName, to: TargetName, size: number, fastPath: boolean): string {
   let out = '';
-  const stage = createOutputStage({ dialect, framing: 'sse', to, fastPath });
+  const stage = createOutputStage({ dialect, framing: dialect === 'gemini' ? 'json-array' : 'sse', to, fastPath });
   const emit = (s: unknown): void => {
     out += String(s);
   };
@@ -72,7 +79,7 @@ t.test('the same bytes with the source escaped text taken as with every delta an
   // each body several times over: the templates learn a layout from the first events that have it
   const canonical = BODIES.flatMap(([c]) => [c, c, c]);
   const other = BODIES.flatMap(([c, o]) => [c, o, o]);
-  for (const [dialect, make] of [['gemini-interactions', interactions], ['anthropic-messages', anthropic]] as const) {
+  for (const [dialect, make] of [['gemini-interactions', interactions], ['anthropic-messages', anthropic], ['gemini', geminiArray]] as const) {
     const a = Buffer.from(make(canonical));
     const b = Buffer.from(make(other));
     // (into its own wire a source passes as it came, escapes and all: pass-through.test.ts)

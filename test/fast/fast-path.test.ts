@@ -126,7 +126,7 @@ t.test('the normalizer hands template text deltas to a text sink, and emits them
     '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
     '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"one"}}',
     '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"two"}}',
-    '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"three"}}',
+    '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"th\\"ree"}}',
   ];
   for (const withSink of [true, false]) {
     const normalizer = makeTextNormalizer(resolveNormalizerOptions({ dialect: 'anthropic-messages' }));
@@ -150,11 +150,12 @@ t.test('the normalizer hands template text deltas to a text sink, and emits them
     if (withSink) {
       // the first delta is parsed (it teaches the template) and goes out as an event; the next two match
       t.strictSame(texts, ['one'], 'only the parsed delta is an event');
+      // each with its JSON string body as the payload had it (escapes undecoded), after its text
       t.strictSame(taken, [
-        [false, 0, -1, 'two'],
-        [false, 0, -1, 'three'],
+        [false, 0, -1, 'two', 'two'],
+        [false, 0, -1, 'th"ree', 'th\\"ree'],
       ]);
-    } else t.strictSame(texts, ['one', 'two', 'three'], 'without a sink every delta is an event');
+    } else t.strictSame(texts, ['one', 'two', 'th"ree'], 'without a sink every delta is an event');
   }
 });
 

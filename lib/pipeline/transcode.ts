@@ -14,7 +14,8 @@ import { StreamError } from '../errors.js';
 import type { DialectName, Frame, UnifiedEvent } from '../events.js';
 import type { FramingName } from '../framing/detect.js';
 import type { Emit, Stage } from '../stage.js';
-import { makeFramer } from '../framing/detect.js';
+import { detectFraming, makeFramer } from '../framing/detect.js';
+import { toBytes, type Chunk } from '../framing/bytes.js';
 import { ByteOut } from '../encode/byte-out.js';
 import { makeEncoder, targetOf } from '../encode/encoder.js';
 import type { TargetDefinitionOf } from '../encode/target.js';
@@ -32,7 +33,54 @@ export type EventsFactory = (options: ResolvedStreamOptions, tap?: (frame: Frame
  * comes as bytes, a Uint8Array per 64 KiB block (see encode/byte-out.ts).
  */
 export function makeByteTranscoder(options: ResolvedStreamOptions, to: TargetName, makeGuardedEventsStage: EventsFactory): GuardedStage<Uint8Array> {
-  return passesNone(options, targetOf(to).passThrough) ? encodeBytes(options, to, makeGuardedEventsStage) : inBlocks(makeTranscoder(options, to, makeGuardedEventsStage));
+  const rule = targetOf(to).passThrough;
+  if (passesNone(options, rule)) return encodeBytes(options, to, makeGuardedEventsStage);
+  if (options.framing === 'auto' && rule !== undefined) return byFraming(options, to, makeGuardedEventsStage, rule.framing);
+  return inBlocks(makeTranscoder(options, to, makeGuardedEventsStage));
+}
+
+/**
+ * A source whose framing is to be detected, into a target that passes one framing as it came: the
+ * first non-blank byte tells the framing (as the auto framer decides it), and when it is not the one
+ * that passes, no frame can pass and every response is encoded as encodeBytes does, with the
+ * templates (the stage that may pass frames reads every frame whole, for its tap).
+ */
+function byFraming(options: ResolvedStreamOptions, to: TargetName, makeGuardedEventsStage: EventsFactory, passing: 'sse' | 'json-array'): GuardedStage<Uint8Array> {
+  let inner: GuardedStage<Uint8Array> | null = null;
+  /** Chunks before the first non-blank byte, and their length. */
+  const held: Chunk[] = [];
+  let offset = 0;
+  function choose(framing: FramingName | null, emit: Emit<Uint8Array>): GuardedStage<Uint8Array> {
+    let stage: GuardedStage<Uint8Array>;
+    if (framing === null || framing === passing) stage = inBlocks(makeTranscoder(options, to, makeGuardedEventsStage));
+    else {
+      options.onFraming?.(framing);
+      stage = encodeBytes({ ...options, framing }, to, makeGuardedEventsStage);
+    }
+    inner = stage;
+    for (const c of held) stage.push(c, emit);
+    held.length = 0;
+    return stage;
+  }
+  return {
+    push(chunk, emit) {
+      if (inner !== null) {
+        inner.push(chunk, emit);
+        return;
+      }
+      const bytes = toBytes(chunk);
+      const framing = detectFraming(bytes, offset);
+      offset += bytes.length;
+      held.push(chunk);
+      if (framing !== null) choose(framing, emit);
+    },
+    end(emit) {
+      (inner ?? choose(null, emit)).end(emit);
+    },
+    abort(err, emit) {
+      (inner ?? choose(null, emit)).abort(err, emit);
+    },
+  };
 }
 
 /**

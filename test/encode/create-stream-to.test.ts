@@ -71,3 +71,34 @@ t.test('strict with to: a loss fails the stream with lossy_encoding', async (t) 
     { code: 'lossy_encoding' },
   );
 });
+
+t.test('a named source whose framing is detected: the first non-blank byte decides, blank chunks before it held, the same bytes as with the framing given', async (t) => {
+  const cases = [
+    { file: 'gemini-sse/crewai--parallel-function-calls.sse', framing: 'sse' as const, to: 'gemini-json-array' as const },
+    { file: 'gemini-json-array/llm-gemini--function-call.json', framing: 'json-array' as const, to: 'gemini' as const },
+    { file: 'gemini-json-array/llm-gemini--text.json', framing: 'json-array' as const, to: 'gemini-json-array' as const },
+  ];
+  for (const c of cases) {
+    const bytes = corpusFile(c.file);
+    const run = async (pieces: Buffer[], framing: 'auto' | 'sse' | 'json-array'): Promise<string> => {
+      const out: Buffer[] = [];
+      await pipeline(
+        Readable.from(pieces),
+        createStream({ dialect: 'gemini', framing, to: c.to }),
+        new Writable({
+          write(chunk: Buffer, _e, cb) {
+            out.push(chunk);
+            cb();
+          },
+        }),
+      );
+      return Buffer.concat(out).toString('utf8');
+    };
+    const given = await run([bytes], c.framing);
+    t.ok(given.length > 0, `${c.file} → ${c.to}: written`);
+    t.equal(await run([bytes], 'auto'), given, `${c.file} → ${c.to}: detected, one chunk`);
+    // blank lines in chunks of their own first (held until the framing is known), then the capture in 7-byte chunks
+    const blank = [Buffer.from('\n'), Buffer.from(' \r\n'), ...fixedChunks(bytes, 7)];
+    t.equal(await run(blank, 'auto'), await run([Buffer.concat(blank)], c.framing), `${c.file} → ${c.to}: blank chunks held, then 7-byte chunks`);
+  }
+});

@@ -220,6 +220,8 @@ interface Pending {
   kind: PartKind;
   index: number;
   part: JsonObject;
+  /** A text or thought part's JSON characters, taken while its delta was the one being taken (ctx.chars: the source's own when it has them). */
+  chars?: string;
 }
 
 interface OpenCall {
@@ -274,14 +276,14 @@ class GeminiResponse implements TargetResponse {
    * The chunk of one text or thought part, the bulk of every stream: written around the text's JSON
    * alone, the same bytes as chunk().
    */
-  private textChunk(k: number, text: string, thought: boolean): void {
+  private textChunk(k: number, text: string, thought: boolean, chars?: string): void {
     this.tail ??= `${this.model === null ? '' : `,"modelVersion":${JSON.stringify(this.model)}`}${this.id === null ? '' : `,"responseId":${JSON.stringify(this.id)}`}}`;
     const after = `"${thought ? ',"thought":true' : ''}}]},"index":${k}}]${this.tail}`;
     const before = '{"candidates":[{"content":{"role":"model","parts":[{"text":"';
-    if (this.framing === 'sse') this.ctx.writeText(`data: ${before}`, text, `${after}\r\n\r\n`);
+    if (this.framing === 'sse') this.ctx.writeText(`data: ${before}`, text, `${after}\r\n\r\n`, chars);
     else {
       const state = outputOf(this.ctx);
-      this.ctx.writeText(state.open ? `\n,\r\n${before}` : `[${before}`, text, after);
+      this.ctx.writeText(state.open ? `\n,\r\n${before}` : `[${before}`, text, after, chars);
       state.open = true;
     }
   }
@@ -319,7 +321,7 @@ class GeminiResponse implements TargetResponse {
     if (this.pending === null) return;
     const p = this.pending;
     this.pending = null;
-    if (this.plainText(p.kind, p.part)) this.textChunk(p.k, p.part.text, p.kind === 'thought');
+    if (this.plainText(p.kind, p.part)) this.textChunk(p.k, p.part.text, p.kind === 'thought', p.chars);
     else this.chunk([{ content: this.content([this.settle(p)]), index: p.k }]);
   }
 
@@ -330,7 +332,11 @@ class GeminiResponse implements TargetResponse {
       this.pending = { k, kind, index, part: { ...p, ...this.pending.part } };
     } else {
       this.flushPending();
-      if (this.sameFamily) this.pending = { k, kind, index, part: p };
+      if (this.sameFamily) {
+        // held for a signature that may follow: its text's JSON taken now, while the source's may be at hand
+        this.pending = { k, kind, index, part: p };
+        if (typeof p['text'] === 'string') this.pending.chars = this.ctx.chars(p['text']);
+      }
       else if (this.plainText(kind, p)) this.textChunk(k, p.text, kind === 'thought');
       else this.chunk([{ content: this.content([p]), index: k }]);
     }

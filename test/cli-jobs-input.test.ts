@@ -54,10 +54,11 @@ t.test('a regular file: the chunks a 64 KiB read stream gives, in the main threa
 });
 
 t.test("a file that cannot be read: cat's reasons, in the main thread as in a worker", async (t) => {
-  for (const [file, why] of [
+  const cases: [string, string][] = [
     [join(dir, 'missing.sse'), 'no such file or directory'],
     [aDirectory, 'is a directory'],
-  ]) {
+  ];
+  for (const [file, why] of cases) {
     for (const stdin of [new PassThrough(), null]) {
       const err = await openInput(file, stdin).catch((e: unknown) => e);
       t.ok(err instanceof InputError, `${file}: an InputError`);

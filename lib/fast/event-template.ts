@@ -32,7 +32,7 @@
 import { isAscii, isUtf8 } from '../bytes/index.js';
 import { HIGH_BYTE, latin1, replacedInvalidUtf8, utf8 } from '../framing/utf8.js';
 import { decodeWireBody, unescapeJson } from '../framing/json-text.js';
-import { LearnedTemplates, escapeRe, readFilled, type Template, type TemplateMatch } from './template.js';
+import { LearnedTemplates, escapeRe, readCapture, readFilled, type Template, type TemplateMatch } from './template.js';
 
 interface EventTemplate {
   readonly re: RegExp;
@@ -69,11 +69,6 @@ function readStr(m: RegExpExecArray | null, groups: readonly number[], decoded: 
 function readLazy(m: RegExpExecArray | null, groups: readonly number[], f: number): string | undefined {
   const g = groups[f];
   return g === undefined || g === 0 ? undefined : decodeWireBody(m![g]!);
-}
-
-function readRaw(m: RegExpExecArray | null, groups: readonly number[], f: number): string | undefined {
-  const g = groups[f];
-  return g === undefined || g === 0 ? undefined : m![g];
 }
 
 /**
@@ -368,7 +363,7 @@ export class EventTemplateStore implements TemplateMatch {
    * chunk read with rawText that is valid UTF-8); else undefined.
    */
   raw(f: number): string | undefined {
-    return this.lazy ? readRaw(this.m, this.groups, f) : undefined;
+    return this.lazy ? readCapture(this.m, this.groups, f) : undefined;
   }
 
   /** (In a latin1 view the body is raw's: none here.) */

@@ -355,6 +355,12 @@ export function readFilled(m: RegExpExecArray | null, groups: readonly number[],
   return g !== undefined && g !== 0 && m![g]!.length > 0;
 }
 
+/** Capture f of the last match as it is (a string field's JSON body, escapes undecoded); undefined when the payload had no such field. */
+export function readCapture(m: RegExpExecArray | null, groups: readonly number[], f: number): string | undefined {
+  const g = groups[f];
+  return g === undefined || g === 0 ? undefined : m![g];
+}
+
 /** The templates of one stream, and the reader of the last match. */
 export class TemplateStore implements TemplateMatch {
   private readonly learned = new LearnedTemplates<Template>();
@@ -413,8 +419,7 @@ export class TemplateStore implements TemplateMatch {
   }
 
   body(f: number): string | undefined {
-    const g = this.groups[f];
-    return g === undefined || g === 0 ? undefined : this.m![g];
+    return readCapture(this.m, this.groups, f);
   }
 
   /** Adds a template learned from `text`'s parsed payload, if it matches `text` itself. */
